@@ -1,0 +1,95 @@
+// @ts-check
+import js from '@eslint/js';
+import importX from 'eslint-plugin-import-x';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+/**
+ * Which way imports run (DESIGN.md): adapters → transform → authorization /
+ * authentication → expression / password → core. Each zone lists the folders a
+ * folder must not import from.
+ */
+const src = './src';
+const adapters = ['node', 'fetch', 'fastify', 'trpc', 'graphql'];
+const protocols = ['jwt', 'session', 'oauth2'];
+const everyFolder = [
+  'core',
+  'lib',
+  'expression',
+  'password',
+  'argon2',
+  'authentication',
+  'authorization',
+  'transform',
+  'headers',
+  ...protocols,
+  ...adapters,
+];
+const others = (/** @type {string[]} */ allowed) =>
+  everyFolder.filter((f) => !allowed.includes(f)).map((f) => `${src}/${f}`);
+
+/** @type {{ target: string, from: string[] }[]} */
+const zones = [
+  { target: `${src}/core`, from: others(['core', 'lib']) },
+  { target: `${src}/lib`, from: others(['lib']) },
+  { target: `${src}/expression`, from: others(['core', 'lib', 'expression']) },
+  { target: `${src}/password`, from: others(['core', 'lib', 'password']) },
+  { target: `${src}/argon2`, from: others(['core', 'lib', 'password', 'argon2']) },
+  {
+    target: `${src}/authentication`,
+    from: others(['core', 'lib', 'password', 'expression', 'authentication']),
+  },
+  {
+    target: `${src}/authorization`,
+    from: others(['core', 'lib', 'expression', 'authorization']),
+  },
+  { target: `${src}/headers`, from: others(['core', 'lib', 'headers']) },
+  {
+    target: `${src}/transform`,
+    from: others([
+      'core',
+      'lib',
+      'expression',
+      'password',
+      'authentication',
+      'authorization',
+      'transform',
+    ]),
+  },
+  ...protocols.map((p) => ({
+    target: `${src}/${p}`,
+    from: others(['core', 'lib', 'expression', 'password', 'authentication', 'authorization', p]),
+  })),
+  ...adapters.map((a) => ({
+    target: `${src}/${a}`,
+    from: adapters.filter((b) => b !== a).map((b) => `${src}/${b}`),
+  })),
+  { target: src, from: ['./examples', './test', './bench'] },
+];
+
+export default defineConfig(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tmp/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', '.ci/*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    plugins: { 'import-x': importX },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones }],
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['test/**', 'bench/**', 'examples/**'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-floating-promises': 'error',
+    },
+  },
+);

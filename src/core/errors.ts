@@ -1,0 +1,85 @@
+/**
+ * Errors of portcullis: every runtime failure is a {@link PortcullisError} with a
+ * stable `code`; every misconfiguration is a {@link ConfigurationError}, which is a
+ * `TypeError` naming the option. No message ever contains a password, a token, a
+ * secret or a credential.
+ *
+ * @module portcullis
+ */
+
+/** Base class of portcullis' runtime errors. Branch on `code`, never on `message`. */
+export class PortcullisError extends Error {
+  /** A stable machine-readable code, e.g. `ERR_ACCESS_DENIED`. */
+  readonly code: string = 'ERR_PORTCULLIS';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * No user is authenticated where one is required, e.g. {@link SecurityContext.requireUser}
+ * outside an authenticated request. Maps to HTTP 401.
+ */
+export class AuthenticationRequiredError extends PortcullisError {
+  override readonly code = 'ERR_AUTHENTICATION_REQUIRED';
+
+  constructor(message = 'Authentication is required') {
+    super(message);
+  }
+}
+
+/**
+ * The authenticated user lacks the right for a resource. Maps to HTTP 403.
+ * `rule` names the rule that denied (never shown to clients unless debugging).
+ */
+export class AccessDeniedError extends PortcullisError {
+  override readonly code = 'ERR_ACCESS_DENIED';
+  readonly rule: string | undefined;
+
+  constructor(message = 'Access is denied', rule?: string) {
+    super(message);
+    this.rule = rule;
+  }
+}
+
+/**
+ * The firewall refused a request whose path is not in normal form. Maps to HTTP 400.
+ * `reason` is one of {@link FirewallRejectionReason}.
+ */
+export class RequestRejectedError extends PortcullisError {
+  override readonly code = 'ERR_REQUEST_REJECTED';
+  readonly reason: string;
+
+  constructor(reason: string) {
+    super(`The request was rejected because ${reason.replaceAll('-', ' ')}`);
+    this.reason = reason;
+  }
+}
+
+/** A password could not be encoded or an encoded password is not in a known format. */
+export class PasswordEncodingError extends PortcullisError {
+  override readonly code = 'ERR_PASSWORD_ENCODING';
+}
+
+/**
+ * A misconfiguration, found when the configuration is built (never at request time).
+ * It is a `TypeError` (as helmet and iron-session throw) with `code`
+ * `ERR_INVALID_OPTION` and the name of the offending option in `option`.
+ *
+ * @example
+ * ```ts
+ * new Access().roles([]); // ConfigurationError: roles: must name at least one role
+ * ```
+ */
+export class ConfigurationError extends TypeError {
+  readonly code = 'ERR_INVALID_OPTION';
+  readonly option: string;
+
+  constructor(option: string, problem: string) {
+    super(`${option}: ${problem}`);
+    this.name = 'ConfigurationError';
+    this.option = option;
+  }
+}

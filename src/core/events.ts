@@ -1,0 +1,165 @@
+/**
+ * Security events for audit logs. Listeners are typed by event type; a listener
+ * that throws (or rejects) never breaks the request: the error is reported as a
+ * process warning and the other listeners still run. No event carries a password,
+ * a token or any other credential.
+ *
+ * @module portcullis
+ */
+
+/** What an event tells of the request it concerns. */
+export interface RequestSummary {
+  readonly method: string;
+  /** The raw path, cut to 1024 characters (it may contain anything the client sent). */
+  readonly path: string;
+  readonly clientAddress: string | undefined;
+}
+
+/** Why an authentication failed. */
+export type AuthenticationFailureReason =
+  /** The username is not known (the same response as a bad password is given). */
+  | 'unknown-user'
+  /** The password did not match. */
+  | 'bad-credentials'
+  /** The credential could not be parsed (bad base64, no colon, bad encoding). */
+  | 'malformed-credentials'
+  /** The credential was larger than allowed. */
+  | 'credentials-too-large'
+  /** The stored password's encoding is unknown. */
+  | 'unknown-password-encoding'
+  /** Any other failure of a custom authenticator. */
+  | 'other';
+
+export interface AuthenticationSuccessEvent {
+  readonly type: 'authentication-success';
+  readonly username: string;
+  readonly authenticationMethod: string;
+  readonly request: RequestSummary | undefined;
+}
+
+export interface AuthenticationFailureEvent {
+  readonly type: 'authentication-failure';
+  /** The username the client claimed, when there was one. */
+  readonly username: string | undefined;
+  readonly authenticationMethod: string;
+  readonly reason: AuthenticationFailureReason;
+  readonly request: RequestSummary | undefined;
+}
+
+export interface AccessDeniedEvent {
+  readonly type: 'access-denied';
+  /** `null` for an anonymous request. */
+  readonly username: string | null;
+  /** The rule that denied, e.g. `^/admin(?:/.*)?$ → hasRole('ADMIN')`. */
+  readonly rule: string;
+  readonly request: RequestSummary;
+}
+
+export interface RequestRejectedEvent {
+  readonly type: 'request-rejected';
+  /** The firewall's reason, e.g. `encoded-slash`. */
+  readonly reason: string;
+  readonly request: RequestSummary;
+}
+
+export interface UnknownPasswordEncoderEvent {
+  readonly type: 'unknown-password-encoder';
+  /** The `{id}` of the stored hash, or `null` when it had none. */
+  readonly id: string | null;
+}
+
+/** Every security event. */
+export type SecurityEvent =
+  | AuthenticationSuccessEvent
+  | AuthenticationFailureEvent
+  | AccessDeniedEvent
+  | RequestRejectedEvent
+  | UnknownPasswordEncoderEvent;
+
+export type SecurityEventType = SecurityEvent['type'];
+
+export type SecurityEventListener<E extends SecurityEvent = SecurityEvent> = (
+  event: E,
+) => void | Promise<void>;
+
+/**
+ * A typed publisher of {@link SecurityEvent}s. Components publish to
+ * {@link securityEvents} unless given another publisher.
+ *
+ * @example
+ * ```ts
+ * import { securityEvents } from 'portcullis';
+ * const stop = securityEvents.on('authentication-failure', (e) =>
+ *   log.warn({ user: e.username, reason: e.reason, ip: e.request?.clientAddress }));
+ * ```
+ */
+export class SecurityEvents {
+  readonly #listeners = new Map<string, Set<SecurityEventListener<never>>>();
+  #count = 0;
+
+  /** Adds a listener for one type of event, or `'*'` for all; returns a function that removes it. */
+  on<T extends SecurityEventType | '*'>(
+    type: T,
+    listener: SecurityEventListener<
+      T extends '*' ? SecurityEvent : Extract<SecurityEvent, { type: T }>
+    >,
+  ): () => void {
+    let set = this.#listeners.get(type);
+    if (!set) this.#listeners.set(type, (set = new Set()));
+    if (!set.has(listener)) {
+      set.add(listener);
+      this.#count++;
+    }
+    return () => {
+      if (set.delete(listener)) this.#count--;
+    };
+  }
+
+  /** Whether any listener is registered (lets publishers skip building events). */
+  get hasListeners(): boolean {
+    return this.#count > 0;
+  }
+
+  /** Delivers an event to its listeners; never throws. */
+  publish(event: SecurityEvent): void {
+    if (this.#count === 0) return;
+    this.#deliver(this.#listeners.get(event.type), event);
+    this.#deliver(this.#listeners.get('*'), event);
+  }
+
+  #deliver(listeners: Set<SecurityEventListener<never>> | undefined, event: SecurityEvent): void {
+    if (!listeners) return;
+    for (const listener of listeners) {
+      try {
+        const result = (listener as SecurityEventListener)(event);
+        if (result && typeof result.then === 'function')
+          result.then(undefined, reportListenerError);
+      } catch (error) {
+        reportListenerError(error);
+      }
+    }
+  }
+}
+
+function reportListenerError(error: unknown): void {
+  const name = error instanceof Error ? error.name : typeof error;
+  process.emitWarning(`A security event listener failed (${name})`, {
+    code: 'PORTCULLIS_LISTENER_ERROR',
+  });
+}
+
+/** The default publisher every component uses unless configured with another. */
+export const securityEvents = new SecurityEvents();
+
+/** Summarizes a request for an event. @internal */
+export function summarize(request: {
+  method: string;
+  rawPath: string;
+  clientAddress: string | undefined;
+}): RequestSummary {
+  return {
+    method: request.method,
+    path: request.rawPath.length > 1024 ? request.rawPath.slice(0, 1024) : request.rawPath,
+    clientAddress: request.clientAddress,
+  };
+}

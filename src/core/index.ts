@@ -1,0 +1,38 @@
+export { AuthenticatedUser, type AuthenticatedUserOptions } from './authenticated-user.js';
+export { SecurityContext } from './context.js';
+export {
+  AccessDeniedError,
+  AuthenticationRequiredError,
+  ConfigurationError,
+  PasswordEncodingError,
+  PortcullisError,
+  RequestRejectedError,
+} from './errors.js';
+export {
+  SecurityEvents,
+  securityEvents,
+  type AccessDeniedEvent,
+  type AuthenticationFailureEvent,
+  type AuthenticationFailureReason,
+  type AuthenticationSuccessEvent,
+  type RequestRejectedEvent,
+  type RequestSummary,
+  type SecurityEvent,
+  type SecurityEventListener,
+  type SecurityEventType,
+  type UnknownPasswordEncoderEvent,
+} from './events.js';
+export {
+  createSecurityRequest,
+  type SecurityRequest,
+  type SecurityRequestInit,
+} from './request.js';
+export {
+  GRANTED,
+  authenticateWith,
+  type AuthorizationDecision,
+  type Authenticator,
+  type Authorizer,
+  type SecurityResponse,
+} from './security.js';
+export { User } from './user.js';

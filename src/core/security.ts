@@ -1,0 +1,90 @@
+import { AuthenticatedUser } from './authenticated-user.js';
+import { isPromiseLike } from '../lib/promise.js';
+import type { SecurityRequest } from './request.js';
+import type { User } from './user.js';
+
+/**
+ * Turns a request into a user, or `null` when the request carries no valid
+ * credential. HTTP Basic, JWT, sessions, OAuth2 and custom authenticators all
+ * implement it.
+ *
+ * @example
+ * ```ts
+ * const apiKeys: Authenticator = {
+ *   authenticationMethod: 'api-key',
+ *   getUser: (request) => keys.get(request.header('x-api-key') ?? '') ?? null,
+ * };
+ * ```
+ */
+export interface Authenticator {
+  /** SPEC.md's operation: the user, or `null`. May be sync or async. */
+  getUser(request: SecurityRequest): User | null | Promise<User | null>;
+  /**
+   * Optional richer form: the authenticated user with its method and attributes.
+   * When present it is used instead of {@link Authenticator.getUser}.
+   */
+  authenticate?(
+    request: SecurityRequest,
+  ): AuthenticatedUser | null | Promise<AuthenticatedUser | null>;
+  /**
+   * The method name recorded on {@link AuthenticatedUser.authenticationMethod}.
+   * @defaultValue `'custom'`
+   */
+  readonly authenticationMethod?: string;
+}
+
+/** The outcome of an {@link Authorizer}. */
+export type AuthorizationDecision =
+  | { readonly granted: true }
+  | {
+      readonly granted: false;
+      /** `unauthenticated`: a user is needed (401 or login); `forbidden`: the user lacks a right (403). */
+      readonly reason: 'unauthenticated' | 'forbidden';
+      /** A description of the rule that denied, for events and debugging; never sent to clients. */
+      readonly rule: string;
+    };
+
+/** A response portcullis answers with instead of calling the handler. */
+export interface SecurityResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** Decides whether a (possibly anonymous) user may make a request. */
+export interface Authorizer {
+  authorize(
+    user: AuthenticatedUser | null,
+    request: SecurityRequest,
+  ): AuthorizationDecision | Promise<AuthorizationDecision>;
+  /**
+   * Builds the response to a denial (a challenge, a redirect to a login page, a 403).
+   * Without it a plain 401 or 403 is answered.
+   */
+  onDenied?(
+    decision: Extract<AuthorizationDecision, { granted: false }>,
+    request: SecurityRequest,
+  ): SecurityResponse;
+}
+
+/** The decision that grants. */
+export const GRANTED: AuthorizationDecision = Object.freeze({ granted: true });
+
+/**
+ * Runs an authenticator: its `authenticate` when it has one, else `getUser`,
+ * wrapped as an {@link AuthenticatedUser} with the authenticator's method name.
+ */
+export function authenticateWith(
+  authenticator: Authenticator,
+  request: SecurityRequest,
+): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
+  if (authenticator.authenticate) return authenticator.authenticate(request);
+  const method = authenticator.authenticationMethod ?? 'custom';
+  const found = authenticator.getUser(request);
+  if (isPromiseLike(found)) {
+    return Promise.resolve(found).then((user) =>
+      user ? AuthenticatedUser.from(user, { authenticationMethod: method }) : null,
+    );
+  }
+  return found ? AuthenticatedUser.from(found, { authenticationMethod: method }) : null;
+}
