@@ -1,1 +1,5 @@
-export {};
+export {
+  SecurityTransform,
+  type SecurityOutcome,
+  type SecurityTransformOptions,
+} from './security-transform.js';

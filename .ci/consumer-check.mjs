@@ -1,0 +1,56 @@
+// Packs the package, installs the tarball into a temporary project and imports every
+// subpath from ESM and with require(). First without optional dependencies and
+// peers (the core and the framework-free adapters must load without them), then
+// with them.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const subpaths = Object.keys(pkg.exports).filter((p) => p !== './package.json');
+const needs = { './argon2': ['argon2'], './fastify': ['fastify'] };
+const devVersion = (name) =>
+  JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+
+const run = (cmd, args, cwd) =>
+  execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+
+const work = mkdtempSync(join(tmpdir(), 'portcullis-consumer-'));
+try {
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root));
+  const tarball = join(work, packed[0].filename);
+  const project = join(work, 'project');
+  run('mkdir', ['-p', project], work);
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }),
+  );
+  const npmInstall = (args) =>
+    run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', ...args], project);
+
+  const check = (label, specs) => {
+    for (const spec of specs) {
+      const name = `portcullis${spec.slice(1)}`;
+      const esm = `const m = await import(${JSON.stringify(name)}); if (Object.keys(m).length === 0) throw new Error('no exports');`;
+      run('node', ['--input-type=module', '-e', esm], project);
+      const cjs = `const m = require(${JSON.stringify(name)}); if (Object.keys(m).length === 0) throw new Error('no exports');`;
+      run('node', ['--no-warnings', '-e', cjs], project);
+      console.log(`ok ${label}: ${name} (import and require)`);
+    }
+  };
+
+  npmInstall(['--omit=optional', '--omit=peer', tarball]);
+  const bare = subpaths.filter((p) => !(p in needs));
+  check('without optional and peer dependencies', bare);
+  // The core must not load argon2: with argon2 absent, importing it would fail.
+  run('node', ['--input-type=module', '-e', "await import('portcullis'); await import('portcullis/node'); await import('portcullis/fetch');"], project);
+
+  const extras = [...new Set(Object.values(needs).flat())].map((n) => `${n}@${devVersion(n)}`);
+  npmInstall([tarball, ...extras]);
+  check('with peers', subpaths);
+  console.log(`consumer check passed: ${subpaths.length} subpaths`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,138 @@
+/**
+ * The example application: SPEC.md's routes on a plain node `http` server, secured
+ * by portcullis with HTTP Basic over the in-memory store (Argon2id behind a
+ * delegating encoder), URL rules and the security headers.
+ */
+import type { ServerResponse } from 'node:http';
+import {
+  Access,
+  AuthenticationManager,
+  AuthorizationManager,
+  SecurityContext,
+  SecurityTransform,
+  User,
+  securityEvents,
+} from 'portcullis';
+import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
+import { secureHandler, withSecurityHeaders, type SecuredRequest } from 'portcullis/node';
+
+/** The demo users: username, password, roles, authorities. */
+export const DEMO_USERS = [
+  { username: 'user', password: 'user-password', roles: ['USER'], authorities: ['posts:read'] },
+  {
+    username: 'writer',
+    password: 'writer-password',
+    roles: ['USER'],
+    authorities: ['posts:read', 'posts:write'],
+  },
+  {
+    username: 'admin',
+    password: 'admin-password',
+    roles: ['ADMIN', 'USER'],
+    authorities: ['posts:read', 'posts:write', 'users:write'],
+  },
+  { username: 'guest', password: 'guest-password', roles: [], authorities: [] },
+] as const;
+
+type Route = (req: SecuredRequest, res: ServerResponse) => void;
+
+const text = (res: ServerResponse, status: number, body: string): void => {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  res.end(body);
+};
+
+const json = (res: ServerResponse, status: number, body: unknown): void => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+const routes: Record<string, Route> = {
+  'GET /': (_req, res) => {
+    text(res, 200, 'Welcome to the portcullis example. Try /profile with HTTP Basic.\n');
+  },
+  'GET /health': (_req, res) => {
+    text(res, 200, 'OK\n');
+  },
+  'GET /profile': (_req, res) => {
+    const user = SecurityContext.requireUser();
+    text(
+      res,
+      200,
+      `username: ${user.username}\nroles: ${[...user.roles].join(', ')}\n` +
+        `authorities: ${[...user.authorities].join(', ')}\n`,
+    );
+  },
+  'GET /posts': (_req, res) => {
+    text(res, 200, 'All posts\n');
+  },
+  'POST /posts': (_req, res) => {
+    text(res, 201, 'Post created\n');
+  },
+  'GET /admin': (_req, res) => {
+    text(res, 200, 'Admin area\n');
+  },
+  'GET /admin/dashboard': (_req, res) => {
+    text(res, 200, 'Admin dashboard\n');
+  },
+  'POST /admin/users': (_req, res) => {
+    text(res, 201, 'User created\n');
+  },
+  'GET /api/data': (_req, res) => {
+    json(res, 200, { data: [1, 2, 3] });
+  },
+  'GET /api/profile': (req, res) => {
+    json(res, 200, { username: req.user?.username, roles: [...(req.user?.roles ?? [])] });
+  },
+};
+
+/** Builds the secured request listener (passwords are Argon2id-encoded at start-up). */
+export async function createApp(): Promise<{
+  listener: ReturnType<typeof withSecurityHeaders>;
+  transform: SecurityTransform;
+}> {
+  const encoder = createDelegatingPasswordEncoder();
+  let store = AuthenticationManager.inMemoryAuthentication().passwordEncoder(encoder);
+  for (const demo of DEMO_USERS) {
+    const encoded = await encoder.encode(demo.password);
+    store = store.withUser(
+      User.withEncodedPassword(demo.username, encoded)
+        .withRoles(demo.roles)
+        .withAuthorities(demo.authorities),
+    );
+  }
+
+  const transform = new SecurityTransform()
+    .configAuthenticator(() => store)
+    .configAuthorizer(() =>
+      AuthorizationManager.requestMatcher()
+        .httpBasic()
+        .addMatcher('/health', Access.permitAll())
+        .addMatcher('/profile', new Access().roles(['USER']))
+        .addMatcher('/posts', new Access().roles(['USER']).authorities(['posts:read']), {
+          methods: ['GET'],
+        })
+        .addMatcher('/posts', new Access().authorities(['posts:write']), { methods: ['POST'] })
+        .addMatcher('/admin/users', new Access().roles(['ADMIN']).authorities(['users:write']), {
+          methods: ['POST'],
+        })
+        .addMatcher('/admin(?:/.*)?', new Access().roles(['ADMIN']))
+        .addMatcher('/api/.*', new Access().roles(['USER'])),
+    );
+
+  const listener = withSecurityHeaders(
+    secureHandler(transform, (req, res) => {
+      const route = routes[`${req.method ?? 'GET'} ${new URL(req.url ?? '/', 'http://x').pathname}`];
+      if (route) route(req, res);
+      else text(res, 404, 'Not Found\n');
+    }),
+  );
+  return { listener, transform };
+}
+
+/** Prints audit events of the example to the console (no credentials are in them). */
+export function logSecurityEvents(): () => void {
+  return securityEvents.on('*', (event) => {
+    if (event.type === 'authentication-success') return;
+    console.log(`[security] ${JSON.stringify(event)}`);
+  });
+}

@@ -1,0 +1,28 @@
+/**
+ * `npm start`: the example server on 127.0.0.1 (port from PORT, default 3000).
+ */
+import { createServer } from 'node:http';
+import { DEMO_USERS, createApp, logSecurityEvents } from './app.js';
+
+const port = Number(process.env['PORT'] ?? 3000);
+const { listener } = await createApp();
+logSecurityEvents();
+
+const server = createServer(listener);
+server.listen(port, '127.0.0.1', () => {
+  console.log(`portcullis example listening on http://127.0.0.1:${port}`);
+  console.log('Demo users (HTTP Basic):');
+  for (const user of DEMO_USERS) {
+    const roles = user.roles.length > 0 ? user.roles.join(', ') : 'no roles';
+    const authorities = user.authorities.length > 0 ? user.authorities.join(', ') : 'none';
+    console.log(`  ${user.username} / ${user.password}  (${roles}; ${authorities})`);
+  }
+  console.log(`Try: curl -u user:user-password http://127.0.0.1:${port}/profile`);
+});
+
+const stop = (): void => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

@@ -1,0 +1,95 @@
+import type { FastifyInstance, FastifyPluginCallback, FastifyRequest } from 'fastify';
+import type { AuthenticatedUser } from '../core/authenticated-user.js';
+import { SecurityContext } from '../core/context.js';
+import { ConfigurationError } from '../core/errors.js';
+import { createSecurityRequest } from '../core/request.js';
+import { SecurityTransform, type SecurityOutcome } from '../transform/index.js';
+import { isPromiseLike } from '../lib/promise.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The user portcullis authenticated, or `null` (anonymous). */
+    user: AuthenticatedUser | null;
+  }
+}
+
+/** Options of the {@link portcullis} Fastify plugin. */
+export interface PortcullisFastifyOptions {
+  /** The pipeline to run in an `onRequest` hook for every request. */
+  readonly transform: SecurityTransform;
+}
+
+/**
+ * Fastify plugin running a {@link SecurityTransform} in an `onRequest` hook, before
+ * body parsing: denials are answered there (400, 401, redirect, 403); allowed
+ * requests carry `request.user` and the `SecurityContext` through every later hook
+ * and the handler. Registered without encapsulation, so it covers the routes of the
+ * instance it is registered on and its children.
+ *
+ * @example
+ * ```ts
+ * import Fastify from 'fastify';
+ * import { portcullis } from 'portcullis/fastify';
+ * const app = Fastify();
+ * await app.register(portcullis, { transform });
+ * app.get('/profile', (request) => request.user?.username);
+ * ```
+ */
+export const portcullis: FastifyPluginCallback<PortcullisFastifyOptions> = Object.assign(
+  function portcullisFastify(
+    fastify: FastifyInstance,
+    options: PortcullisFastifyOptions,
+    done: (error?: Error) => void,
+  ): void {
+    const transform = options.transform as unknown;
+    if (!(transform instanceof SecurityTransform)) {
+      done(new ConfigurationError('transform', 'must be a SecurityTransform'));
+      return;
+    }
+    fastify.decorateRequest('user', null);
+    fastify.addHook('onRequest', (request, reply, next) => {
+      let outcome: SecurityOutcome | Promise<SecurityOutcome>;
+      try {
+        outcome = transform.handle(toSecurityRequest(request));
+      } catch (error) {
+        next(error as Error);
+        return;
+      }
+      const apply = (result: SecurityOutcome): void => {
+        if (!result.proceed) {
+          const { status, headers, body } = result.response;
+          void reply.code(status).headers(headers).send(body);
+          return;
+        }
+        request.user = result.user;
+        SecurityContext.run(result.user, next);
+      };
+      if (isPromiseLike(outcome)) Promise.resolve(outcome).then(apply, next);
+      else apply(outcome);
+    });
+    // Body parsing ends in the socket's async context: re-enter the user's before
+    // validation so the handler and its hooks still see it.
+    fastify.addHook('preValidation', (request, _reply, next) => {
+      SecurityContext.run(request.user, next);
+    });
+    done();
+  },
+  {
+    [Symbol.for('skip-override')]: true,
+    [Symbol.for('fastify.display-name')]: 'portcullis',
+  },
+);
+
+function toSecurityRequest(request: FastifyRequest) {
+  const raw = request.raw;
+  return createSecurityRequest({
+    method: request.method,
+    url: raw.url ?? request.url,
+    header: (name) => {
+      const value = raw.headers[name];
+      return Array.isArray(value) ? value.join(name === 'cookie' ? '; ' : ', ') : value;
+    },
+    clientAddress: raw.socket.remoteAddress,
+    secure: request.protocol === 'https',
+  });
+}

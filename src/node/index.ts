@@ -1,0 +1,9 @@
+/**
+ * `portcullis/node`: the node `http` adapter (Connect/Express middleware and a
+ * wrapper for plain request handlers).
+ *
+ * @packageDocumentation
+ */
+export { getUser, type SecuredRequest } from './context.js';
+export { toSecurityRequest } from './request.js';
+export { secureHandler, security, type ConnectMiddleware } from './security.js';

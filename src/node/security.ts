@@ -1,0 +1,125 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { SecurityResponse } from '../core/security.js';
+import type { SecurityOutcome, SecurityTransform } from '../transform/index.js';
+import { isPromiseLike } from '../lib/promise.js';
+import { enterContext, type SecuredRequest } from './context.js';
+import { toSecurityRequest } from './request.js';
+
+/** A Connect/Express middleware. */
+export type ConnectMiddleware = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (error?: unknown) => void,
+) => void;
+
+/**
+ * Connect/Express middleware running a {@link SecurityTransform}: firewall,
+ * authentication, authorization. A denied request is answered here (400, 401,
+ * redirect or 403); an allowed one continues with `req.user` set, {@link getUser}
+ * and the `SecurityContext` filled for the rest of the request.
+ *
+ * Mount it before the routes it protects (and, for Express, at the application
+ * level: rules see `req.originalUrl`, the full path).
+ *
+ * @example
+ * ```ts
+ * import express from 'express';
+ * import { security } from 'portcullis/node';
+ * const app = express();
+ * app.use(security(transform));
+ * app.get('/profile', (req, res) => res.send(getUser(req)?.username));
+ * ```
+ */
+export function security(transform: SecurityTransform): ConnectMiddleware {
+  return function portcullisSecurity(req, res, next) {
+    run(transform, req, res, () => {
+      next();
+    }, next);
+  };
+}
+
+/**
+ * Wraps a plain node `http` request handler (`http.createServer(handler)`, tRPC's
+ * standalone adapter, graphql-http) with a {@link SecurityTransform}. The handler
+ * gets the request typed with its `user`.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { secureHandler } from 'portcullis/node';
+ * createServer(secureHandler(transform, (req, res) => {
+ *   res.end(`hello ${req.user?.username ?? 'anonymous'}`);
+ * })).listen(3000, '127.0.0.1');
+ * ```
+ */
+export function secureHandler(
+  transform: SecurityTransform,
+  handler: (req: SecuredRequest, res: ServerResponse) => void | Promise<void>,
+): RequestListener {
+  return function portcullisHandler(req, res) {
+    run(
+      transform,
+      req,
+      res,
+      () => {
+        try {
+          const result = handler(req as SecuredRequest, res);
+          if (isPromiseLike(result)) {
+            Promise.resolve(result).catch(() => {
+              internalError(res);
+            });
+          }
+        } catch {
+          internalError(res);
+        }
+      },
+      () => {
+        internalError(res);
+      },
+    );
+  };
+}
+
+function run(
+  transform: SecurityTransform,
+  req: IncomingMessage,
+  res: ServerResponse,
+  proceed: () => void,
+  fail: (error: unknown) => void,
+): void {
+  let outcome: SecurityOutcome | Promise<SecurityOutcome>;
+  try {
+    outcome = transform.handle(toSecurityRequest(req));
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  const apply = (result: SecurityOutcome): void => {
+    if (result.proceed) enterContext(req, result.user, proceed);
+    else send(res, result.response);
+  };
+  if (isPromiseLike(outcome)) Promise.resolve(outcome).then(apply, fail);
+  else apply(outcome);
+}
+
+/** Writes a portcullis response (a denial) to a node response. @internal */
+export function send(res: ServerResponse, response: SecurityResponse): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.statusCode = response.status;
+  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  res.setHeader('content-length', Buffer.byteLength(response.body));
+  res.end(response.body);
+}
+
+function internalError(res: ServerResponse): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.statusCode = 500;
+  res.setHeader('content-type', 'text/plain; charset=utf-8');
+  res.end('Internal Server Error');
+}

@@ -1,0 +1,201 @@
+import type { AuthenticatedUser } from '../core/authenticated-user.js';
+import { ConfigurationError } from '../core/errors.js';
+import { securityEvents, summarize, type SecurityEvents } from '../core/events.js';
+import type { SecurityRequest } from '../core/request.js';
+import {
+  authenticateWith,
+  type AuthorizationDecision,
+  type Authenticator,
+  type Authorizer,
+  type SecurityResponse,
+} from '../core/security.js';
+import { Firewall, type FirewallOptions } from '../authorization/index.js';
+import { isPromiseLike } from '../lib/promise.js';
+
+/** What {@link SecurityTransform.handle} decided for a request. */
+export type SecurityOutcome =
+  | {
+      /** Call the handler with `user` in the {@link SecurityContext}. */
+      readonly proceed: true;
+      readonly user: AuthenticatedUser | null;
+    }
+  | {
+      /** Answer with `response` (400, 401, redirect or 403) instead of the handler. */
+      readonly proceed: false;
+      readonly response: SecurityResponse;
+      readonly user: AuthenticatedUser | null;
+    };
+
+/** Options of {@link SecurityTransform}, the plain-object form of its builder. */
+export interface SecurityTransformOptions {
+  /** Who the user is. @defaultValue none: every request is anonymous */
+  readonly authenticator?: Authenticator;
+  /** What the user may do. @defaultValue none: every request is granted */
+  readonly authorizer?: Authorizer;
+  /**
+   * The firewall that answers 400 to paths not in normal form before anything else
+   * runs. `false` switches it off (only when a proxy in front does the same).
+   * @defaultValue `new Firewall()` with every check on
+   */
+  readonly firewall?: Firewall | FirewallOptions | false;
+  /** Where events go. @defaultValue {@link securityEvents} */
+  readonly events?: SecurityEvents;
+}
+
+/**
+ * The HTTP security pipeline, framework-neutral: firewall, then authenticate, then
+ * authorize. Adapters (`portcullis/node`, `portcullis/fetch`, `portcullis/fastify`)
+ * build a {@link SecurityRequest}, call {@link SecurityTransform.handle} and either
+ * answer with its response or call the handler with the user in the
+ * `SecurityContext`.
+ *
+ * @example
+ * ```ts
+ * import { AuthenticationManager, AuthorizationManager, Access, SecurityTransform } from 'portcullis';
+ * const transform = new SecurityTransform()
+ *   .configAuthenticator(() => AuthenticationManager.inMemoryAuthentication()
+ *     .passwordEncoder(encoder).withUser(user))
+ *   .configAuthorizer(() => AuthorizationManager.requestMatcher()
+ *     .httpBasic()
+ *     .addMatcher('/admin/.*', new Access().roles(['ADMIN'])));
+ * ```
+ */
+export class SecurityTransform {
+  #authenticator: Authenticator | undefined;
+  #authorizer: Authorizer | undefined;
+  #firewall: Firewall | undefined;
+  #events: SecurityEvents;
+
+  constructor(options: SecurityTransformOptions = {}) {
+    this.#authenticator = options.authenticator;
+    this.#authorizer = options.authorizer;
+    this.#events = options.events ?? securityEvents;
+    this.#firewall = toFirewall(options.firewall);
+  }
+
+  /** Sets the authenticator; the factory runs once, now (SPEC.md's `config_authenticator`). */
+  configAuthenticator(factory: () => Authenticator): this {
+    const authenticator = factory();
+    if (typeof (authenticator as Partial<Authenticator> | null)?.getUser !== 'function') {
+      throw new ConfigurationError('configAuthenticator', 'the factory must return an Authenticator');
+    }
+    this.#authenticator = authenticator;
+    return this;
+  }
+
+  /** Sets the authorizer; the factory runs once, now (SPEC.md's `config_authorizer`). */
+  configAuthorizer(factory: () => Authorizer): this {
+    const authorizer = factory();
+    if (typeof (authorizer as Partial<Authorizer> | null)?.authorize !== 'function') {
+      throw new ConfigurationError('configAuthorizer', 'the factory must return an Authorizer');
+    }
+    this.#authorizer = authorizer;
+    return this;
+  }
+
+  /** Replaces the firewall, or switches it off with `false`. */
+  configFirewall(firewall: Firewall | FirewallOptions | false): this {
+    this.#firewall = toFirewall(firewall);
+    return this;
+  }
+
+  /** Sets where events go. */
+  configEvents(events: SecurityEvents): this {
+    this.#events = events;
+    return this;
+  }
+
+  /**
+   * Runs the pipeline for one request. Resolves synchronously when the
+   * authenticator and authorizer are synchronous.
+   */
+  handle(request: SecurityRequest): SecurityOutcome | Promise<SecurityOutcome> {
+    const firewall = this.#firewall;
+    if (firewall) {
+      const reason = firewall.check(request);
+      if (reason !== null) {
+        if (this.#events.hasListeners) {
+          this.#events.publish({ type: 'request-rejected', reason, request: summarize(request) });
+        }
+        return { proceed: false, response: firewall.reject(reason, request), user: null };
+      }
+    }
+    const authenticator = this.#authenticator;
+    if (!authenticator) return this.#authorize(null, request);
+    let found: AuthenticatedUser | null | Promise<AuthenticatedUser | null>;
+    try {
+      found = authenticateWith(authenticator, request);
+    } catch (error) {
+      found = this.#authenticatorFailed(authenticator, request, error);
+    }
+    if (isPromiseLike(found)) {
+      return found.then(
+        (user) => this.#authorize(user, request),
+        (error: unknown) =>
+          this.#authorize(this.#authenticatorFailed(authenticator, request, error), request),
+      );
+    }
+    return this.#authorize(found, request);
+  }
+
+  #authorize(
+    user: AuthenticatedUser | null,
+    request: SecurityRequest,
+  ): SecurityOutcome | Promise<SecurityOutcome> {
+    const authorizer = this.#authorizer;
+    if (!authorizer) return { proceed: true, user };
+    const decision = authorizer.authorize(user, request);
+    if (isPromiseLike(decision)) {
+      return Promise.resolve(decision).then((d) => this.#decide(authorizer, d, user, request));
+    }
+    return this.#decide(authorizer, decision, user, request);
+  }
+
+  #decide(
+    authorizer: Authorizer,
+    decision: AuthorizationDecision,
+    user: AuthenticatedUser | null,
+    request: SecurityRequest,
+  ): SecurityOutcome {
+    if (decision.granted) return { proceed: true, user };
+    if (this.#events.hasListeners) {
+      this.#events.publish({
+        type: 'access-denied',
+        username: user?.username ?? null,
+        rule: decision.rule,
+        request: summarize(request),
+      });
+    }
+    const response = authorizer.onDenied?.(decision, request) ?? defaultDenial(decision.reason);
+    return { proceed: false, response, user };
+  }
+
+  /** An authenticator that throws is a failed authentication, never a 500. */
+  #authenticatorFailed(authenticator: Authenticator, request: SecurityRequest, _error: unknown): null {
+    if (this.#events.hasListeners) {
+      this.#events.publish({
+        type: 'authentication-failure',
+        username: undefined,
+        authenticationMethod: authenticator.authenticationMethod ?? 'custom',
+        reason: 'other',
+        request: summarize(request),
+      });
+    }
+    return null;
+  }
+}
+
+function toFirewall(option: Firewall | FirewallOptions | false | undefined): Firewall | undefined {
+  if (option === false) return undefined;
+  if (option instanceof Firewall) return option;
+  return new Firewall(option);
+}
+
+function defaultDenial(reason: 'unauthenticated' | 'forbidden'): SecurityResponse {
+  const status = reason === 'unauthenticated' ? 401 : 403;
+  return {
+    status,
+    headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+    body: status === 401 ? 'Unauthorized' : 'Forbidden',
+  };
+}

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getUser, secureHandler } from '../../src/node/index.js';
+import { createTestTransform, respond } from '../support/fixture.js';
+import { runContextScenario, runScenarios } from '../support/scenarios.js';
+import { listen, type TestServer } from '../support/server.js';
+
+describe('portcullis/node secureHandler (plain http)', () => {
+  const { transform } = createTestTransform();
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await listen(
+      secureHandler(transform, async (req, res) => {
+        const body = await respond(req.url ?? '/');
+        res.setHeader('x-user', req.user?.username ?? '-');
+        res.setHeader('x-get-user', getUser(req)?.username ?? '-');
+        res.end(body);
+      }),
+    );
+  });
+  afterAll(() => server.close());
+
+  runScenarios(() => server.origin);
+  runContextScenario(() => server.origin);
+
+  it('types the user on the request and getUser agrees', async () => {
+    const response = await fetch(`${server.origin}/`, {
+      headers: { authorization: `Basic ${Buffer.from('admin:admin-pw').toString('base64')}` },
+    });
+    expect(response.headers.get('x-user')).toBe('admin');
+    expect(response.headers.get('x-get-user')).toBe('admin');
+  });
+
+  it('answers 500 without details when the handler throws', async () => {
+    const failing = await listen(
+      secureHandler(transform, () => {
+        throw new Error('secret detail');
+      }),
+    );
+    try {
+      const response = await fetch(`${failing.origin}/`);
+      expect(response.status).toBe(500);
+      expect(await response.text()).not.toContain('secret');
+    } finally {
+      await failing.close();
+    }
+  });
+});
