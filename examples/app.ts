@@ -121,7 +121,8 @@ export async function createApp(): Promise<{
 
   const listener = withSecurityHeaders(
     secureHandler(transform, (req, res) => {
-      const route = routes[`${req.method ?? 'GET'} ${new URL(req.url ?? '/', 'http://x').pathname}`];
+      const route =
+        routes[`${req.method ?? 'GET'} ${new URL(req.url ?? '/', 'http://x').pathname}`];
       if (route) route(req, res);
       else text(res, 404, 'Not Found\n');
     }),

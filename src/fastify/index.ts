@@ -1,6 +1,7 @@
 /**
- * `portcullis/fastify`: the Fastify plugin.
+ * `portcullis/fastify`: the Fastify plugins.
  *
  * @packageDocumentation
  */
+export { portcullisHeaders, type PortcullisHeadersOptions } from './headers.js';
 export { portcullis, type PortcullisFastifyOptions } from './plugin.js';

@@ -1,6 +1,9 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { SecurityContext } from '../core/context.js';
+import { SecurityHeaders, type SecurityHeadersOptions } from '../headers/index.js';
 import type { SecurityTransform } from '../transform/index.js';
+import { setCspNonce, setUser } from './context.js';
+import { decorate } from './headers.js';
 import { check, toResponse } from './security.js';
 
 /**
@@ -9,7 +12,9 @@ import { check, toResponse } from './security.js';
  */
 export interface HonoLikeContext {
   readonly req: { readonly raw: Request };
+  res: Response;
   set(key: 'user', value: AuthenticatedUser | null): void;
+  set(key: 'cspNonce', value: string | undefined): void;
 }
 
 /** Hono's middleware shape. */
@@ -18,26 +23,60 @@ export type HonoLikeMiddleware = (
   next: () => Promise<void>,
 ) => Promise<Response | undefined>;
 
+/** The variables portcullis sets on a Hono context: `new Hono<{ Variables: PortcullisVariables }>()`. */
+export interface PortcullisVariables {
+  user: AuthenticatedUser | null;
+  cspNonce: string | undefined;
+}
+
 /**
  * Hono middleware running a {@link SecurityTransform}: `c.get('user')` is the user
  * afterwards, and the `SecurityContext` is filled for the downstream handlers.
- * Type the variable with `new Hono<{ Variables: { user: AuthenticatedUser | null } }>()`.
  *
  * @example
  * ```ts
  * import { Hono } from 'hono';
- * import { honoSecurity } from 'portcullis/fetch';
- * const app = new Hono<{ Variables: { user: AuthenticatedUser | null } }>();
+ * import { honoSecurity, type PortcullisVariables } from 'portcullis/fetch';
+ * const app = new Hono<{ Variables: PortcullisVariables }>();
  * app.use(honoSecurity(transform));
  * app.get('/profile', (c) => c.text(c.get('user')?.username ?? ''));
  * ```
  */
 export function honoSecurity(transform: SecurityTransform): HonoLikeMiddleware {
   return async function portcullisHono(c, next) {
-    const outcome = await check(transform, c.req.raw, undefined);
+    const request = c.req.raw;
+    const outcome = await check(transform, request, undefined);
     if (!outcome.proceed) return toResponse(outcome.response);
+    setUser(request, outcome.user);
     c.set('user', outcome.user);
     await SecurityContext.run(outcome.user, next);
+    return undefined;
+  };
+}
+
+/**
+ * Hono middleware setting the security headers ({@link SecurityHeaders}) on every
+ * response, including portcullis' own denials when mounted first; the nonce is
+ * `c.get('cspNonce')`.
+ *
+ * @example
+ * ```ts
+ * app.use(honoSecurityHeaders({ contentSecurityPolicy: { directives: { scriptSrc: ["'self'", SecurityHeaders.nonce] } } }));
+ * ```
+ */
+export function honoSecurityHeaders(
+  options: SecurityHeaders | SecurityHeadersOptions = {},
+): HonoLikeMiddleware {
+  const headers = options instanceof SecurityHeaders ? options : new SecurityHeaders(options);
+  return async function portcullisHonoHeaders(c, next) {
+    const request = c.req.raw;
+    const applied = headers.forRequest();
+    if (applied.nonce !== undefined) {
+      setCspNonce(request, applied.nonce);
+      c.set('cspNonce', applied.nonce);
+    }
+    await next();
+    c.res = decorate(headers, applied, request, c.res);
     return undefined;
   };
 }

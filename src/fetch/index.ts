@@ -3,6 +3,14 @@
  *
  * @packageDocumentation
  */
-export { honoSecurity, type HonoLikeContext, type HonoLikeMiddleware } from './hono.js';
+export { getCspNonce, getUser } from './context.js';
+export { withSecurityHeaders } from './headers.js';
+export {
+  honoSecurity,
+  honoSecurityHeaders,
+  type HonoLikeContext,
+  type HonoLikeMiddleware,
+  type PortcullisVariables,
+} from './hono.js';
 export { toSecurityRequest } from './request.js';
 export { secure, type FetchSecurityContext, type SecureFetchOptions } from './security.js';

@@ -2,6 +2,7 @@ import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { SecurityContext } from '../core/context.js';
 import type { SecurityResponse } from '../core/security.js';
 import type { SecurityOutcome, SecurityTransform } from '../transform/index.js';
+import { setUser } from './context.js';
 import { toSecurityRequest } from './request.js';
 
 /** What a secured Fetch handler receives besides the request. */
@@ -50,6 +51,7 @@ export function secure<Args extends unknown[]>(
     const outcome = await check(transform, request, clientAddress?.(request, ...args));
     if (!outcome.proceed) return toResponse(outcome.response);
     const user = outcome.user;
+    setUser(request, user);
     return SecurityContext.run(user, () => handler(request, { user }, ...args));
   };
 }

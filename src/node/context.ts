@@ -41,6 +41,7 @@ export function enterContext(
   (req as SecuredRequest).user = user;
   SecurityContext.run(user, () => {
     const resource = new AsyncResource('portcullis.request');
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- re-bound to `this` below
     const emit = req.emit;
     req.emit = function (this: IncomingMessage, ...args: Parameters<typeof emit>) {
       return resource.runInAsyncScope(emit, this, ...args);

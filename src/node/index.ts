@@ -7,3 +7,4 @@
 export { getUser, type SecuredRequest } from './context.js';
 export { toSecurityRequest } from './request.js';
 export { secureHandler, security, type ConnectMiddleware } from './security.js';
+export { getCspNonce, securityHeaders, withSecurityHeaders } from './headers.js';

@@ -32,9 +32,15 @@ export type ConnectMiddleware = (
  */
 export function security(transform: SecurityTransform): ConnectMiddleware {
   return function portcullisSecurity(req, res, next) {
-    run(transform, req, res, () => {
-      next();
-    }, next);
+    run(
+      transform,
+      req,
+      res,
+      () => {
+        next();
+      },
+      next,
+    );
   };
 }
 

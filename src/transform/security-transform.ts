@@ -77,7 +77,10 @@ export class SecurityTransform {
   configAuthenticator(factory: () => Authenticator): this {
     const authenticator = factory();
     if (typeof (authenticator as Partial<Authenticator> | null)?.getUser !== 'function') {
-      throw new ConfigurationError('configAuthenticator', 'the factory must return an Authenticator');
+      throw new ConfigurationError(
+        'configAuthenticator',
+        'the factory must return an Authenticator',
+      );
     }
     this.#authenticator = authenticator;
     return this;
@@ -171,7 +174,11 @@ export class SecurityTransform {
   }
 
   /** An authenticator that throws is a failed authentication, never a 500. */
-  #authenticatorFailed(authenticator: Authenticator, request: SecurityRequest, _error: unknown): null {
+  #authenticatorFailed(
+    authenticator: Authenticator,
+    request: SecurityRequest,
+    _error: unknown,
+  ): null {
     if (this.#events.hasListeners) {
       this.#events.publish({
         type: 'authentication-failure',

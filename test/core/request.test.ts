@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSecurityRequest } from '../../src/index.js';
+import { decodePath, normalizePath } from '../../src/core/request.js';
 
 const make = (url: string, headers: Record<string, string> = {}) =>
   createSecurityRequest({
@@ -47,5 +48,50 @@ describe('createSecurityRequest', () => {
     expect(request.cookies.get('d')).toBe('%zz');
     expect(request.cookies.has('bad')).toBe(false);
     expect(request.cookies.get('__proto__')).toBeUndefined();
+  });
+});
+
+describe('normalizePath', () => {
+  it.each([
+    ['/admin', '/admin'],
+    ['/admin/', '/admin/'],
+    ['/a//b/', '/a/b/'],
+    ['/a/./b', '/a/b'],
+    ['/a/b/..', '/a/'],
+    ['/a/b/.', '/a/b/'],
+    ['/a/..', '/'],
+    ['/..', '/'],
+    ['a/b', '/a/b'],
+    ['\\admin', '/admin'],
+  ])('%s → %s', (path, normalized) => {
+    expect(normalizePath(path)).toBe(normalized);
+  });
+
+  it('keeps the trailing slash of a backslash spelling (regression: /admin\\ became /admin)', () => {
+    // A rule `^/admin/.*` matches `/admin/`; `/admin\` and `/admin/x\..` must not
+    // normalize to `/admin`, which it does not match.
+    expect(normalizePath('/admin\\')).toBe('/admin/');
+    expect(normalizePath('/admin/x\\..')).toBe('/admin/');
+    expect(normalizePath('/admin/.\\')).toBe('/admin/');
+    expect(normalizePath('/admin/x\\..')).toBe(normalizePath('/admin/x/..'));
+  });
+});
+
+describe('decodePath', () => {
+  it('decodes valid percent-encoding as UTF-8', () => {
+    expect(decodePath('/%61dmin')).toBe('/admin');
+    expect(decodePath('/caf%C3%A9')).toBe('/café');
+    expect(decodePath('/plain')).toBe('/plain');
+  });
+
+  it('decodes the valid sequences of a malformed run (regression: /%61%e9 stayed encoded)', () => {
+    expect(decodePath('/%61%e9')).toBe('/a%e9');
+    expect(decodePath('/%e9%61')).toBe('/%e9a');
+    expect(decodePath('/%c3%a9%ff%41')).toBe('/é%ffA');
+    expect(decodePath('/%f0%9f%98%80%80')).toBe('/😀%80');
+    expect(decodePath('/%e2%82x')).toBe('/%e2%82x');
+    expect(decodePath('/%c0%ae%2e')).toBe('/%c0%ae.');
+    expect(decodePath('/%ed%a0%80%41')).toBe('/%ed%a0%80A');
+    expect(decodePath('/%zz%41')).toBe('/%zzA');
   });
 });

@@ -38,7 +38,7 @@ describe('portcullis/fastify plugin', () => {
   it('refuses registration without a SecurityTransform', async () => {
     const bad = Fastify();
     await expect(
-      bad.register(portcullis, { transform: {} as SecurityTransform }).ready(),
+      bad.register(portcullis, { transform: JSON.parse('{}') as SecurityTransform }).ready(),
     ).rejects.toMatchObject({ code: 'ERR_INVALID_OPTION' });
   });
 });

@@ -18,14 +18,21 @@ async function serveFetch(handler: (request: Request) => Promise<Response>): Pro
       }
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
       // The raw target is passed through unparsed, as a runtime's server would build it.
-      const request = new Request(`http://127.0.0.1${req.url?.startsWith('/') ? '' : '/'}${req.url ?? ''}`, {
-        method: req.method ?? 'GET',
-        headers,
-        ...(hasBody ? { body: Buffer.concat(chunks) } : {}),
-      });
+      const request = new Request(
+        `http://127.0.0.1${req.url?.startsWith('/') ? '' : '/'}${req.url ?? ''}`,
+        {
+          method: req.method ?? 'GET',
+          headers,
+          ...(hasBody ? { body: Buffer.concat(chunks) } : {}),
+        },
+      );
       void handler(request).then(async (response) => {
-        res.writeHead(response.status, Object.fromEntries(response.headers));
-        res.end(Buffer.from(await response.arrayBuffer()));
+        const body = Buffer.from(await response.arrayBuffer());
+        res.writeHead(response.status, {
+          ...Object.fromEntries(response.headers),
+          'content-length': body.length,
+        });
+        res.end(body);
       });
     });
   });

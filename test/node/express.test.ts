@@ -48,7 +48,9 @@ describe('portcullis/node security() on Express', () => {
     const router = express.Router();
     router.use(security(transform));
     router.get('/admin', (req, res) => {
-      res.send(`inner ${getUser(req)?.username ?? 'anonymous'} ${SecurityContext.getUser()?.username ?? '-'}`);
+      res.send(
+        `inner ${getUser(req)?.username ?? 'anonymous'} ${SecurityContext.getUser()?.username ?? '-'}`,
+      );
     });
     app.use('/', router);
     const mounted = await listen(createServer(app));

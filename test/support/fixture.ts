@@ -32,9 +32,7 @@ export function createTestTransform(): { transform: SecurityTransform; events: S
     );
   }
   // A user whose stored hash names an encoder nobody registered.
-  authenticator = authenticator.withUser(
-    new User('legacy', '{md5}legacy-pw').withRoles(['USER']),
-  );
+  authenticator = authenticator.withUser(new User('legacy', '{md5}legacy-pw').withRoles(['USER']));
   const transform = new SecurityTransform({ events })
     .configAuthenticator(() => authenticator)
     .configAuthorizer(() =>
