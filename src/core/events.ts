@@ -27,6 +27,8 @@ export type AuthenticationFailureReason =
   | 'credentials-too-large'
   /** The stored password's encoding is unknown. */
   | 'unknown-password-encoding'
+  /** Too many password verifications were already waiting; the attempt was refused unchecked. */
+  | 'too-many-attempts'
   /** Any other failure of a custom authenticator. */
   | 'other';
 

@@ -1,0 +1,110 @@
+import type { AuthenticatedUser } from '../core/authenticated-user.js';
+import { ConfigurationError } from '../core/errors.js';
+import type { SecurityEvents } from '../core/events.js';
+import type { SecurityRequest } from '../core/request.js';
+import { authenticateWith, type Authenticator } from '../core/security.js';
+import type { User } from '../core/user.js';
+import { publishAuthentication } from './publish.js';
+
+/** Options of {@link AuthenticationManager.anyOf}. */
+export interface AnyOfOptions {
+  /**
+   * Where the `authentication-failure` event of an authenticator that threw is published.
+   * @defaultValue `securityEvents`
+   */
+  readonly events?: SecurityEvents;
+}
+
+/**
+ * An authenticator that asks several in order; the first user found wins. Each
+ * keeps its own `authenticationMethod` (through `authenticateWith`). An
+ * authenticator that throws or rejects is treated as having found no user: an
+ * `authentication-failure` event with reason `other` is published, a process
+ * warning names the error's class (once per authenticator), and the next one is
+ * asked. This fails closed (401 rather than 500) and keeps one broken mechanism
+ * (say, an unreachable key server) from locking out users of the others.
+ *
+ * @example
+ * ```ts
+ * const authenticator = AuthenticationManager.anyOf(jwtAuthenticator, basicAuthenticator);
+ * ```
+ */
+export function anyOf(...authenticators: Authenticator[]): Authenticator;
+export function anyOf(
+  authenticators: readonly Authenticator[],
+  options?: AnyOfOptions,
+): Authenticator;
+export function anyOf(...args: unknown[]): Authenticator {
+  const [first, second] = args;
+  const list = Array.isArray(first) ? (first as unknown[]) : args;
+  const options = (Array.isArray(first) ? second : undefined) as AnyOfOptions | undefined;
+  if (list.length === 0) {
+    throw new ConfigurationError('authenticators', 'must name at least one authenticator');
+  }
+  for (const candidate of list) {
+    if (
+      typeof candidate !== 'object' ||
+      candidate === null ||
+      typeof (candidate as Partial<Authenticator>).getUser !== 'function'
+    ) {
+      throw new ConfigurationError('authenticators', 'must be Authenticators (with getUser)');
+    }
+  }
+  return new AnyOfAuthenticator([...(list as Authenticator[])], options?.events);
+}
+
+class AnyOfAuthenticator implements Authenticator {
+  readonly #authenticators: readonly Authenticator[];
+  readonly #events: SecurityEvents | undefined;
+  readonly #warned = new Set<number>();
+
+  constructor(authenticators: readonly Authenticator[], events: SecurityEvents | undefined) {
+    this.#authenticators = authenticators;
+    this.#events = events;
+  }
+
+  async getUser(request: SecurityRequest): Promise<User | null> {
+    return this.#first(request, (authenticator) => authenticator.getUser(request));
+  }
+
+  async authenticate(request: SecurityRequest): Promise<AuthenticatedUser | null> {
+    return this.#first(request, (authenticator) => authenticateWith(authenticator, request));
+  }
+
+  async #first<T>(
+    request: SecurityRequest,
+    attempt: (authenticator: Authenticator) => T | null | PromiseLike<T | null>,
+  ): Promise<T | null> {
+    for (const [index, authenticator] of this.#authenticators.entries()) {
+      try {
+        const found = await attempt(authenticator);
+        if (found !== null && found !== undefined) return found;
+      } catch (error) {
+        this.#report(index, authenticator, error, request);
+      }
+    }
+    return null;
+  }
+
+  #report(
+    index: number,
+    authenticator: Authenticator,
+    error: unknown,
+    request: SecurityRequest,
+  ): void {
+    const method = authenticator.authenticationMethod ?? 'custom';
+    publishAuthentication(
+      this.#events,
+      { ok: false, username: undefined, reason: 'other' },
+      method,
+      request,
+    );
+    if (this.#warned.has(index)) return;
+    this.#warned.add(index);
+    const name = error instanceof Error ? error.name : typeof error;
+    process.emitWarning(
+      `portcullis: authenticator #${index} (${method}) failed (${name}); treated as no user`,
+      { code: 'PORTCULLIS_AUTHENTICATION' },
+    );
+  }
+}
