@@ -87,13 +87,61 @@ export function decodePath(rawPath: string): string {
   try {
     return decodeURIComponent(rawPath);
   } catch {
-    return rawPath.replace(/(?:%[0-9a-f]{2})+/giu, (run) => {
-      try {
-        return decodeURIComponent(run);
-      } catch {
-        return run;
-      }
-    });
+    return rawPath.replace(/(?:%[0-9a-f]{2})+/giu, decodeRun);
+  }
+}
+
+/**
+ * Decodes a run of `%XX` escapes whose whole does not decode: each valid UTF-8
+ * sequence is decoded, each byte that starts none stays encoded. Sequences are
+ * validated first, so a long malformed run costs no exceptions.
+ */
+function decodeRun(run: string): string {
+  let out = '';
+  let i = 0;
+  while (i < run.length) {
+    const length = utf8SequenceLength(run, i) * 3;
+    const text = length === 0 ? undefined : tryDecode(run.slice(i, i + length));
+    out += text ?? run.slice(i, i + 3);
+    i += text === undefined ? 3 : length;
+  }
+  return out;
+}
+
+/** The byte count of the valid UTF-8 sequence (RFC 3629 §4) escaped at `i`, or 0. */
+function utf8SequenceLength(run: string, i: number): number {
+  const lead = escapedByte(run, i);
+  if (lead < 0x80) return 1;
+  let bytes: number;
+  let low = 0x80;
+  let high = 0xbf;
+  if (lead >= 0xc2 && lead <= 0xdf) bytes = 2;
+  else if (lead >= 0xe0 && lead <= 0xef) {
+    bytes = 3;
+    if (lead === 0xe0) low = 0xa0;
+    if (lead === 0xed) high = 0x9f;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    bytes = 4;
+    if (lead === 0xf0) low = 0x90;
+    if (lead === 0xf4) high = 0x8f;
+  } else return 0;
+  for (let k = 1; k < bytes; k++) {
+    const next = escapedByte(run, i + 3 * k);
+    if (!(next >= (k === 1 ? low : 0x80) && next <= (k === 1 ? high : 0xbf))) return 0;
+  }
+  return bytes;
+}
+
+/** The value of the `%XX` escape at `at`, or `NaN`. */
+function escapedByte(run: string, at: number): number {
+  return Number.parseInt(run.slice(at + 1, at + 3), 16);
+}
+
+function tryDecode(escapes: string): string | undefined {
+  try {
+    return decodeURIComponent(escapes);
+  } catch {
+    return undefined;
   }
 }
 
@@ -103,14 +151,15 @@ export function decodePath(rawPath: string): string {
  */
 export function normalizePath(path: string): string {
   if (!/\/\/|\/\.\.?(?:\/|$)|\\/u.test(path) && path.startsWith('/')) return path;
-  const segments = path.replaceAll('\\', '/').split('/');
+  const unified = path.replaceAll('\\', '/');
+  const segments = unified.split('/');
   const out: string[] = [];
   for (const segment of segments) {
     if (segment === '' || segment === '.') continue;
     if (segment === '..') out.pop();
     else out.push(segment);
   }
-  const trailing = /\/\.{0,2}$/u.test(path) && out.length > 0 ? '/' : '';
+  const trailing = /\/\.{0,2}$/u.test(unified) && out.length > 0 ? '/' : '';
   return `/${out.join('/')}${trailing}`;
 }
 

@@ -1,0 +1,53 @@
+import { ConfigurationError } from '../core/errors.js';
+
+/**
+ * A login URL, validated: a same-origin absolute path (one leading `/`, never `//`
+ * or `/\`, which browsers read as another host), printable ASCII only (a header
+ * value without CR/LF).
+ *
+ * @internal
+ */
+export function requireLoginUrl(path: unknown): string {
+  if (typeof path !== 'string' || !/^\/(?![/\\])[\x21-\x7e]*$/u.test(path) || path.includes('\\')) {
+    throw new ConfigurationError(
+      'loginUrl',
+      'must be a same-origin absolute path starting with a single "/", in printable ASCII',
+    );
+  }
+  return path;
+}
+
+/**
+ * The HTTP Basic challenge (RFC 7617 §2): `Basic realm="<realm>", charset="UTF-8"`,
+ * with `"` and `\` escaped in the quoted string.
+ *
+ * @internal
+ */
+export function basicChallenge(realm: unknown): string {
+  if (typeof realm !== 'string' || !/^[\x20-\x7e]*$/u.test(realm)) {
+    throw new ConfigurationError(
+      'httpBasic',
+      'realm must be printable ASCII (no control characters)',
+    );
+  }
+  return `Basic realm="${realm.replaceAll(/["\\]/gu, '\\$&')}", charset="UTF-8"`;
+}
+
+/**
+ * A `WWW-Authenticate` challenge (RFC 9110 §11.6.1), validated: an auth-scheme
+ * token, optionally a space and parameters, printable ASCII only.
+ *
+ * @internal
+ */
+export function requireChallenge(value: unknown): string {
+  if (
+    typeof value !== 'string' ||
+    !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?: [\x20-\x7e]*)?$/u.test(value)
+  ) {
+    throw new ConfigurationError(
+      'challenge',
+      'must be an auth-scheme optionally followed by a space and parameters, in printable ASCII',
+    );
+  }
+  return value;
+}

@@ -1,0 +1,112 @@
+import { ConfigurationError } from '../core/errors.js';
+import { requireInteger } from '../lib/validate.js';
+import { booleanOption, checkOptionNames, requireMethods } from './options.js';
+
+/**
+ * Options of {@link Firewall}. Every check is on by default; each `allow…` switch
+ * turns one off. The `dangerously…` switches let through characters with known
+ * exploit classes (string truncation, header and log injection): turn them on only
+ * when every component behind the firewall is known to handle them.
+ */
+export interface FirewallOptions {
+  /**
+   * The HTTP methods let through (case-insensitive; compared in upper case). Others
+   * are rejected with `method-not-allowed`, as Spring's StrictHttpFirewall does.
+   * @defaultValue `['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT']`
+   */
+  readonly allowedMethods?: readonly string[];
+  /**
+   * The longest raw (still encoded) path let through, in characters (`path-too-long`).
+   * @defaultValue `8192`
+   */
+  readonly maxPathLength?: number;
+  /** Let `%2F` (an encoded `/`) through (`encoded-slash`). @defaultValue `false` */
+  readonly allowEncodedSlash?: boolean;
+  /** Let `\` and `%5C` through (`backslash`); rules then see `\` as `/`. @defaultValue `false` */
+  readonly allowBackslash?: boolean;
+  /** Let `;` and `%3B` through (`semicolon`; Java servers read path parameters after it). @defaultValue `false` */
+  readonly allowSemicolon?: boolean;
+  /** Let `%25` (an encoded `%`, used for double encoding) through (`encoded-percent`). @defaultValue `false` */
+  readonly allowUrlEncodedPercent?: boolean;
+  /** Let `%2E` (an encoded `.`) through (`encoded-period`). @defaultValue `false` */
+  readonly allowUrlEncodedPeriod?: boolean;
+  /** Let `//` through (`double-slash`); rules then see one `/`. @defaultValue `false` */
+  readonly allowDoubleSlash?: boolean;
+  /** Let `.` and `..` segments through (`dot-segment`); rules then see them resolved. @defaultValue `false` */
+  readonly allowDotSegments?: boolean;
+  /** Let NUL (raw or `%00`) through (`null-character`). @defaultValue `false` */
+  readonly dangerouslyAllowNull?: boolean;
+  /** Let CR and LF (raw, `%0D`, `%0A`) through (`line-break`). @defaultValue `false` */
+  readonly dangerouslyAllowCrLf?: boolean;
+  /**
+   * Let the other control characters (C0, DEL, C1, U+2028, U+2029; raw or encoded)
+   * through (`control-character`).
+   * @defaultValue `false`
+   */
+  readonly dangerouslyAllowControlCharacters?: boolean;
+  /**
+   * `true`: 400 bodies are always RFC 9457 problem details JSON; `false`: always plain
+   * text; unset: the Accept header decides.
+   * @defaultValue negotiated by Accept
+   */
+  readonly problemDetails?: boolean;
+}
+
+/** The switches of {@link FirewallOptions}, in the order their reasons are reported. */
+export const SWITCHES = [
+  'dangerouslyAllowNull',
+  'dangerouslyAllowCrLf',
+  'dangerouslyAllowControlCharacters',
+  'allowEncodedSlash',
+  'allowBackslash',
+  'allowSemicolon',
+  'allowUrlEncodedPercent',
+  'allowUrlEncodedPeriod',
+  'allowDoubleSlash',
+  'allowDotSegments',
+] as const;
+
+/** A firewall configuration with every default filled in. @internal */
+export interface FirewallConfig {
+  readonly methods: ReadonlySet<string>;
+  readonly maxPathLength: number;
+  /** The checks that are on: a bit per entry of {@link SWITCHES}. */
+  readonly enabled: number;
+  readonly problemDetails: boolean | 'negotiate';
+}
+
+const DEFAULT_METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
+const NAMES = ['allowedMethods', 'maxPathLength', 'problemDetails', ...SWITCHES];
+
+/**
+ * Validates {@link FirewallOptions} (unknown names are rejected with a "did you
+ * mean" hint) and merges them with the defaults into a new object.
+ *
+ * @internal
+ */
+export function resolveFirewallOptions(options: FirewallOptions | undefined): FirewallConfig {
+  const o = checkOptionNames('Firewall', options, NAMES);
+  let enabled = 0;
+  SWITCHES.forEach((name, bit) => {
+    if (!booleanOption(name, o[name], false)) enabled |= 1 << bit;
+  });
+  if (typeof o.allowedMethods === 'string') {
+    throw new ConfigurationError('allowedMethods', 'must be an array of method names');
+  }
+  const methods =
+    o.allowedMethods === undefined
+      ? DEFAULT_METHODS
+      : requireMethods('allowedMethods', o.allowedMethods);
+  return {
+    methods: new Set(methods),
+    maxPathLength:
+      o.maxPathLength === undefined
+        ? 8192
+        : requireInteger('maxPathLength', o.maxPathLength, 1, 1_048_576),
+    enabled,
+    problemDetails:
+      o.problemDetails === undefined
+        ? 'negotiate'
+        : booleanOption('problemDetails', o.problemDetails, false),
+  };
+}
