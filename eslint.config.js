@@ -86,6 +86,13 @@ export default defineConfig(
     },
   },
   {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      globals: { console: 'readonly', process: 'readonly', URL: 'readonly' },
+    },
+  },
+  {
     files: ['test/**', 'bench/**', 'examples/**'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

@@ -45,7 +45,15 @@ try {
   const bare = subpaths.filter((p) => !(p in needs));
   check('without optional and peer dependencies', bare);
   // The core must not load argon2: with argon2 absent, importing it would fail.
-  run('node', ['--input-type=module', '-e', "await import('portcullis'); await import('portcullis/node'); await import('portcullis/fetch');"], project);
+  run(
+    'node',
+    [
+      '--input-type=module',
+      '-e',
+      "await import('portcullis'); await import('portcullis/node'); await import('portcullis/fetch');",
+    ],
+    project,
+  );
 
   const extras = [...new Set(Object.values(needs).flat())].map((n) => `${n}@${devVersion(n)}`);
   npmInstall([tarball, ...extras]);

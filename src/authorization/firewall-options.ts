@@ -34,6 +34,14 @@ export interface FirewallOptions {
   readonly allowDoubleSlash?: boolean;
   /** Let `.` and `..` segments through (`dot-segment`); rules then see them resolved. @defaultValue `false` */
   readonly allowDotSegments?: boolean;
+  /**
+   * Let `ſ` (U+017F) and the Kelvin sign (U+212A) through (`ambiguous-case-folding`).
+   * Case-insensitive rules (the default) fold them to `s` and `k`, routers do not:
+   * a permit rule for `/assets/.*` would also open `/aſſets/...` to a route that
+   * the router reads differently.
+   * @defaultValue `false`
+   */
+  readonly allowAmbiguousCaseFolding?: boolean;
   /** Let NUL (raw or `%00`) through (`null-character`). @defaultValue `false` */
   readonly dangerouslyAllowNull?: boolean;
   /** Let CR and LF (raw, `%0D`, `%0A`) through (`line-break`). @defaultValue `false` */
@@ -64,6 +72,7 @@ export const SWITCHES = [
   'allowUrlEncodedPeriod',
   'allowDoubleSlash',
   'allowDotSegments',
+  'allowAmbiguousCaseFolding',
 ] as const;
 
 /** A firewall configuration with every default filled in. @internal */

@@ -31,7 +31,8 @@ export type FirewallRejectionReason =
   | 'encoded-percent'
   | 'encoded-period'
   | 'double-slash'
-  | 'dot-segment';
+  | 'dot-segment'
+  | 'ambiguous-case-folding';
 
 /** The reasons that have a switch, by bit (the order of `SWITCHES`). */
 const REASONS = [
@@ -45,6 +46,7 @@ const REASONS = [
   'encoded-period',
   'double-slash',
   'dot-segment',
+  'ambiguous-case-folding',
 ] as const satisfies readonly FirewallRejectionReason[];
 
 const NUL = 1 << 0;
@@ -57,13 +59,14 @@ const ENCODED_PERCENT = 1 << 6;
 const ENCODED_PERIOD = 1 << 7;
 const DOUBLE_SLASH = 1 << 8;
 const DOT_SEGMENT = 1 << 9;
+const CASE_FOLDING = 1 << 10;
 
 /** A path of unreserved characters, sub-delimiters (but `;`), `:`, `@` and `/`: nothing to decode. */
 const PLAIN = /^[\w\-.~!$&'()*+,=:@/]*$/u;
 const DOT_SEGMENTS = /[/\\]\.\.?(?:;[^/\\]*)?(?:[/\\]|$)/u;
 const DECODED_CONTROL = /[\u0080-\u009f\u2028\u2029]/u;
-/** The scheme and authority of an absolute-form target, up to where its path starts. */
-const AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/iu;
+/** Characters that case-insensitive `iu` matching folds to ASCII letters (`ſ` → s, K → k). */
+const FOLDS_TO_ASCII = /[\u017f\u212a]/u;
 
 /**
  * Spring's StrictHttpFirewall for every framework: rejects, with 400, a request whose
@@ -100,7 +103,10 @@ export class Firewall {
     if (raw.length > config.maxPathLength) return 'path-too-long';
     const url = request.url;
     if (url.includes('#')) return 'fragment';
-    if (raw.charCodeAt(0) !== 0x2f) return 'path-not-absolute';
+    // `\` first: an absolute-form target `http://host\admin` (extractRawPath ends
+    // the authority at `\`, as WHATWG URL parsers do); it counts as a backslash.
+    const first = raw.charCodeAt(0);
+    if (first !== 0x2f && first !== 0x5c) return 'path-not-absolute';
     let found = 0;
     if (PLAIN.test(raw)) {
       if (raw.includes('//')) found |= DOUBLE_SLASH;
@@ -109,9 +115,6 @@ export class Firewall {
       found = scan(raw);
       if (found < 0) return 'malformed-encoding';
     }
-    // A backslash in the authority of an absolute-form target would hide the path
-    // (`http://host\admin` is `/admin` to WHATWG URL parsers).
-    if (url.charCodeAt(0) !== 0x2f && AUTHORITY.exec(url)?.[0].includes('\\')) found |= BACKSLASH;
     found &= config.enabled;
     if (found === 0) return null;
     return REASONS[31 - Math.clz32(found & -found)] ?? 'control-character';
@@ -153,6 +156,7 @@ function scan(raw: string): number {
     }
     if (DECODED_CONTROL.test(decoded)) found |= CONTROL;
   }
+  if (FOLDS_TO_ASCII.test(decoded)) found |= CASE_FOLDING;
   if (DOT_SEGMENTS.test(decoded)) found |= DOT_SEGMENT;
   return found;
 }

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
+import { didYouMean as suggestion } from '../lib/suggest.js';
 
 /**
  * Throws a {@link ConfigurationError} for the first key of `options` that is not in
@@ -52,42 +53,14 @@ export function requireMethods(option: string, value: unknown): string[] {
   });
 }
 
-/** `' (did you mean "x"?)'` for the nearest known name, or `''`. @internal */
+/**
+ * `' (did you mean "x"?)'` for the nearest known name, or `''`; a name that only
+ * lacks its `dangerously` prefix is pointed at it. @internal
+ */
 export function didYouMean(name: string, known: readonly string[]): string {
-  const folded = name.toLowerCase();
-  const dangerous = known.find((candidate) => candidate.toLowerCase() === `dangerously${folded}`);
+  const dangerous = known.find(
+    (candidate) => candidate.toLowerCase() === `dangerously${name.toLowerCase()}`,
+  );
   if (dangerous !== undefined) return ` (did you mean ${JSON.stringify(dangerous)}?)`;
-  let best: string | undefined;
-  let bestDistance = Math.min(3, Math.max(1, Math.floor(name.length / 4)));
-  for (const candidate of known) {
-    const distance = editDistance(folded, candidate.toLowerCase());
-    if (distance <= bestDistance) {
-      best = candidate;
-      bestDistance = distance - 1;
-    }
-  }
-  return best === undefined ? '' : ` (did you mean ${JSON.stringify(best)}?)`;
-}
-
-/** Levenshtein distance, with adjacent transpositions counted as one edit. */
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 3) return Number.POSITIVE_INFINITY;
-  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)];
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min(
-        (rows[i - 1]?.[j] ?? 0) + 1,
-        (row[j - 1] ?? 0) + 1,
-        (rows[i - 1]?.[j - 1] ?? 0) + cost,
-      );
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        value = Math.min(value, (rows[i - 2]?.[j - 2] ?? 0) + 1);
-      }
-      row.push(value);
-    }
-    rows.push(row);
-  }
-  return rows[a.length]?.[b.length] ?? Number.POSITIVE_INFINITY;
+  return suggestion(name, known);
 }

@@ -63,7 +63,7 @@ export function createSecurityRequest(init: SecurityRequestInit): SecurityReques
   };
 }
 
-const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/iu;
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]*/iu;
 
 /**
  * The path part of a request target, still encoded: everything before `?` or `#`.

@@ -12,7 +12,7 @@ import {
   requireHeaderValue,
   requireOptions,
 } from './option-checks.js';
-import { didYouMean, suggest } from './suggest.js';
+import { didYouMean, suggest } from '../lib/suggest.js';
 
 /**
  * A Content-Security-Policy compiled once: its header name and its value split

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../lib/suggest.js';
 
 /** A plain options object (any prototype), not an array or a function. @internal */
 export type OptionRecord = Readonly<Record<string, unknown>>;

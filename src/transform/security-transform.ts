@@ -9,7 +9,7 @@ import {
   type Authorizer,
   type SecurityResponse,
 } from '../core/security.js';
-import { Firewall, type FirewallOptions } from '../authorization/index.js';
+import { Firewall, errorResponse, type FirewallOptions } from '../authorization/index.js';
 import { isPromiseLike } from '../lib/promise.js';
 
 /** What {@link SecurityTransform.handle} decided for a request. */
@@ -169,7 +169,9 @@ export class SecurityTransform {
         request: summarize(request),
       });
     }
-    const response = authorizer.onDenied?.(decision, request) ?? defaultDenial(decision.reason);
+    const response =
+      authorizer.onDenied?.(decision, request) ??
+      errorResponse(decision.reason === 'unauthenticated' ? 401 : 403, request);
     return { proceed: false, response, user };
   }
 
@@ -196,13 +198,4 @@ function toFirewall(option: Firewall | FirewallOptions | false | undefined): Fir
   if (option === false) return undefined;
   if (option instanceof Firewall) return option;
   return new Firewall(option);
-}
-
-function defaultDenial(reason: 'unauthenticated' | 'forbidden'): SecurityResponse {
-  const status = reason === 'unauthenticated' ? 401 : 403;
-  return {
-    status,
-    headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
-    body: status === 401 ? 'Unauthorized' : 'Forbidden',
-  };
 }

@@ -208,3 +208,16 @@ describe('Firewall options', () => {
     expect(options.allowedMethods).toEqual(['get']);
   });
 });
+
+describe('Firewall: characters case-insensitive rules fold to ASCII', () => {
+  it.each(['/a%C5%BFsets/x', '/aſſets/x', '/%E2%84%AAey', '/\u212Aey'])(
+    'rejects %s: the rules would fold it, the router would not',
+    (url) => {
+      expect(strict.check(request(url))).toBe('ambiguous-case-folding');
+    },
+  );
+
+  it('lets them through with allowAmbiguousCaseFolding', () => {
+    expect(reason('/a%C5%BFsets/x', { allowAmbiguousCaseFolding: true })).toBeNull();
+  });
+});

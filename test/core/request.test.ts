@@ -95,3 +95,11 @@ describe('decodePath', () => {
     expect(decodePath('/%zz%41')).toBe('/%zzA');
   });
 });
+
+describe('extractRawPath: a backslash ends the authority', () => {
+  it('never hides the path of http://host\\admin behind the host', () => {
+    // WHATWG URL parsers read `\` as `/` here: the path is /admin, not /.
+    expect(make('http://evil\\admin').rawPath).toBe('\\admin');
+    expect(make('http://evil\\admin').path).toBe('/admin');
+  });
+});

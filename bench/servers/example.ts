@@ -1,0 +1,43 @@
+/**
+ * A benchmark server process: the example application secured by portcullis
+ * (`MODE=secure`) or the same routes with security off (`MODE=bare`). It listens on
+ * 127.0.0.1, reports its port over IPC and answers `cpu` messages with its CPU time.
+ */
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AuthenticatedUser, SecurityContext, User } from 'portcullis';
+import { createApp, routeRequest } from '../../examples/app.js';
+import { secureHandler, withSecurityHeaders, type SecuredRequest } from 'portcullis/node';
+
+const mode = process.env['MODE'] ?? 'secure';
+let listener: RequestListener;
+if (mode === 'bare' || mode === 'headers') {
+  // The same routes, with a fixed user so /profile answers the same body.
+  const fixed = AuthenticatedUser.from(
+    new User('user', '').withRoles(['USER']).withAuthorities(['posts:read']),
+  );
+  listener = (req, res) => {
+    (req as SecuredRequest).user = fixed;
+    SecurityContext.run(fixed, () => {
+      routeRequest(req as SecuredRequest, res);
+    });
+  };
+  if (mode === 'headers') listener = withSecurityHeaders(listener);
+} else {
+  const app = await createApp();
+  listener = mode === 'no-headers' ? secureHandler(app.transform, routeRequest) : app.listener;
+}
+
+const server = createServer(listener);
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => {
+  process.send?.({ port: (server.address() as AddressInfo).port });
+});
+process.on('message', (message) => {
+  if (message === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send?.({ cpu: user + system });
+  }
+  if (message === 'stop') server.close(() => process.exit(0));
+});
+process.on('disconnect', () => process.exit(0));
