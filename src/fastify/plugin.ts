@@ -62,16 +62,15 @@ export const portcullis: FastifyPluginCallback<PortcullisFastifyOptions> = Objec
           return;
         }
         request.user = result.user;
-        SecurityContext.run(result.user, next);
+        SecurityContext.run(result.user, () => {
+          next();
+        });
       };
       if (isPromiseLike(outcome)) Promise.resolve(outcome).then(apply, next);
       else apply(outcome);
     });
-    // Body parsing ends in the socket's async context: re-enter the user's before
-    // validation so the handler and its hooks still see it.
-    fastify.addHook('preValidation', (request, _reply, next) => {
-      SecurityContext.run(request.user, next);
-    });
+    // Fastify runs body parsing in an AsyncResource of the request, so the context
+    // entered here holds through parsing into the handler (tested).
     done();
   },
   {

@@ -1,9 +1,10 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SecurityTransform } from '../../src/index.js';
+import { SecurityContext, SecurityTransform } from '../../src/index.js';
 import { portcullis } from '../../src/fastify/index.js';
 import { createTestTransform, respond } from '../support/fixture.js';
-import { runContextScenario, runScenarios } from '../support/scenarios.js';
+import { postLate, runContextScenario, runScenarios } from '../support/scenarios.js';
+import { basic } from '../support/server.js';
 
 describe('portcullis/fastify plugin', () => {
   const { transform } = createTestTransform();
@@ -16,6 +17,11 @@ describe('portcullis/fastify plugin', () => {
       const body = request.body as { n?: number };
       return body.n === 1 ? respond('/ctx') : 'no body';
     });
+    // A synchronous handler reading the context right after body parsing.
+    app.post('/late', (request) => {
+      const body = request.body as { n?: number };
+      return `${body.n === 1 ? 'ctx' : 'no body'} ${SecurityContext.getUser()?.username ?? 'nobody'}`;
+    });
     app.get('/whoami', (request) => ({ user: request.user?.username ?? null }));
     app.all('/*', (request) => respond(request.url));
     origin = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -25,6 +31,15 @@ describe('portcullis/fastify plugin', () => {
   runScenarios(() => origin);
   runContextScenario(() => origin);
   runContextScenario(() => origin, 'POST', JSON.stringify({ n: 1 }));
+
+  it('keeps the SecurityContext through late body parsing into a synchronous handler', async () => {
+    const texts = await Promise.all(
+      (['user', 'writer', 'admin'] as const).map((name) =>
+        postLate(origin, '/late', basic(name, `${name}-pw`), '{"n":1}'),
+      ),
+    );
+    expect(texts).toEqual(['ctx user', 'ctx writer', 'ctx admin']);
+  });
 
   it('decorates request.user', async () => {
     const anonymous = await fetch(`${origin}/whoami`);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecurityContext } from '../../src/index.js';
 import { getUser, secureHandler } from '../../src/node/index.js';
 import { createTestTransform, respond } from '../support/fixture.js';
 import { runContextScenario, runScenarios } from '../support/scenarios.js';
@@ -10,6 +11,17 @@ describe('portcullis/node secureHandler (plain http)', () => {
   beforeAll(async () => {
     server = await listen(
       secureHandler(transform, async (req, res) => {
+        if (req.method === 'POST' && req.url === '/ctx') {
+          // Read the body by hand, callback style: 'data' and 'end' come from the
+          // socket, later, and the user is read inside the listener.
+          let raw = '';
+          req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+          req.on('end', () => {
+            const name = SecurityContext.getUser()?.username ?? 'nobody';
+            res.end(raw === '{"n":1}' ? `ctx ${name}` : 'no body');
+          });
+          return;
+        }
         const body = await respond(req.url ?? '/');
         res.setHeader('x-user', req.user?.username ?? '-');
         res.setHeader('x-get-user', getUser(req)?.username ?? '-');
@@ -21,6 +33,7 @@ describe('portcullis/node secureHandler (plain http)', () => {
 
   runScenarios(() => server.origin);
   runContextScenario(() => server.origin);
+  runContextScenario(() => server.origin, 'POST', JSON.stringify({ n: 1 }));
 
   it('types the user on the request and getUser agrees', async () => {
     const response = await fetch(`${server.origin}/`, {
