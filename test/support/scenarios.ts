@@ -189,7 +189,9 @@ export async function postLate(origin: string, path: string, authorization: stri
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => { resolve(text); });
+      res.on('end', () => {
+        resolve(text);
+      });
     });
     req.on('error', reject);
     req.flushHeaders();
