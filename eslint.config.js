@@ -98,7 +98,7 @@ const boundaries = zones.map(({ target, from }) => {
 });
 
 export default defineConfig(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tmp/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tmp/**', '.bench-build/**'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

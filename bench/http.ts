@@ -29,8 +29,8 @@ async function expectStatus(url: string, headers: Record<string, string>, status
 }
 
 export async function benchHttp(options: HttpOptions): Promise<HttpRow[]> {
-  const secure = await startServer('./servers/example.ts', { MODE: 'secure' });
-  const bare = await startServer('./servers/example.ts', { MODE: 'bare' });
+  const secure = await startServer('./servers/example.js', { MODE: 'secure' });
+  const bare = await startServer('./servers/example.js', { MODE: 'bare' });
   try {
     const url = (origin: string) => `${origin}/profile`;
     const best: Record<string, LoadResult | undefined> = {};

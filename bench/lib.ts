@@ -32,7 +32,11 @@ export async function startServer(
   env: Record<string, string>,
 ): Promise<ServerProcess> {
   const path = fileURLToPath(new URL(file, import.meta.url));
-  const args = ['--import', 'tsx', path];
+  // Compiled (npm run bench) the server is a .js file; under tsx it is the .ts source.
+  const args =
+    path.endsWith('.ts') || import.meta.url.endsWith('.ts')
+      ? ['--import', 'tsx', path.replace(/\.js$/u, '.ts')]
+      : [path];
   const options = {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as ('ignore' | 'inherit' | 'ipc')[],
     env: { ...process.env, ...env, NODE_ENV: 'production' },

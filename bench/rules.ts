@@ -63,7 +63,8 @@ export function benchRules(): RuleRow[] {
     const list = patterns(size);
     let matcher = AuthorizationManager.requestMatcher();
     for (const pattern of list) matcher = matcher.addMatcher(pattern, new Access().roles(['USER']));
-    const naive = list.map((p) => new RegExp(`^(?:${p})$`, 'su'));
+    // The same flags portcullis compiles rules with by default (case-insensitive).
+    const naive = list.map((p) => new RegExp(`^(?:${p})$`, 'siu'));
     const cases: [string, string][] = [
       ['first rule', samplePath(0)],
       ['middle rule', samplePath(Math.floor(size / 2))],

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 
 /**
  * Derives cache and single-flight keys for a credential check: HMAC-SHA256, under a
@@ -11,18 +11,19 @@ import { createHmac, randomBytes } from 'node:crypto';
  * @internal
  */
 export class CredentialKeyer {
-  readonly #secret = randomBytes(32);
+  readonly #secret = createSecretKey(randomBytes(32));
 
   /** The key of a (username, password, stored hash) triple, as base64. */
   key(username: string, password: string, storedHash: string): string {
-    const hmac = createHmac('sha256', this.#secret);
+    // One buffer, one update: [len][username][len][password][len][storedHash].
+    const input = Buffer.allocUnsafe(
+      12 + 2 * (username.length + password.length + storedHash.length),
+    );
+    let at = 0;
     for (const part of [username, password, storedHash]) {
-      const bytes = Buffer.from(part, 'utf16le');
-      const length = Buffer.alloc(4);
-      length.writeUInt32BE(bytes.length);
-      hmac.update(length);
-      hmac.update(bytes);
+      input.writeUInt32BE(part.length * 2, at);
+      at += 4 + input.write(part, at + 4, 'utf16le');
     }
-    return hmac.digest('base64');
+    return createHmac('sha256', this.#secret).update(input).digest('base64');
   }
 }

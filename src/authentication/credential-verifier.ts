@@ -44,9 +44,25 @@ export class CredentialVerifier {
     this.#config = config;
   }
 
-  /** Whether the password is the user's; never throws. */
-  async verify(username: string, password: string): Promise<VerificationOutcome> {
+  /**
+   * Whether the password is the user's; never throws. A cache hit answers
+   * synchronously (no promise on the hot path); everything else is asynchronous.
+   */
+  verify(username: string, password: string): VerificationOutcome | Promise<VerificationOutcome> {
     const user = this.#config.users.get(username);
+    if (user !== undefined && this.#config.cache !== null) {
+      const key = this.#keyer.key(username, password, user.password);
+      if (this.#config.cache.get(key) === true) return { ok: true, user };
+      return this.#verifyUncached(user, username, password, user.password, key);
+    }
+    return this.#verifySlow(user, username, password);
+  }
+
+  async #verifySlow(
+    user: User | undefined,
+    username: string,
+    password: string,
+  ): Promise<VerificationOutcome> {
     let stored: string;
     if (user === undefined) {
       try {
@@ -63,8 +79,23 @@ export class CredentialVerifier {
     } else {
       stored = user.password;
     }
-    const key = this.#keyer.key(username, password, stored);
-    if (user !== undefined && this.#config.cache?.get(key) === true) return { ok: true, user };
+    return this.#verifyUncached(
+      user,
+      username,
+      password,
+      stored,
+      this.#keyer.key(username, password, stored),
+    );
+  }
+
+  /** Shares a check already in flight for the same key, or starts one. */
+  #verifyUncached(
+    user: User | undefined,
+    username: string,
+    password: string,
+    stored: string,
+    key: string,
+  ): Promise<VerificationOutcome> {
     let flight = this.#inFlight.get(key);
     if (flight === undefined) {
       flight = this.#check(user, username, password, stored, key).finally(() => {

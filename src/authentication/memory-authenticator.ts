@@ -3,9 +3,10 @@ import { ConfigurationError } from '../core/errors.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { Authenticator } from '../core/security.js';
 import { User } from '../core/user.js';
+import { isPromiseLike } from '../lib/promise.js';
 import { Semaphore } from '../lib/semaphore.js';
 import { TtlCache } from '../lib/ttl-cache.js';
-import { CredentialVerifier } from './credential-verifier.js';
+import { CredentialVerifier, type VerificationOutcome } from './credential-verifier.js';
 import { parseBasicCredentials } from './http-basic.js';
 import {
   requireEncoder,
@@ -62,6 +63,7 @@ export class MemoryAuthenticator implements Authenticator {
   /** The method recorded on authenticated users: `basic`. */
   readonly authenticationMethod = 'basic';
   readonly #users = new Map<string, User>();
+  readonly #authenticatedUsers = new WeakMap<User, AuthenticatedUser>();
   readonly #options: ResolvedMemoryOptions;
   #encoder: PasswordEncoder | undefined;
   #verifier: CredentialVerifier | undefined;
@@ -111,7 +113,7 @@ export class MemoryAuthenticator implements Authenticator {
    * anything the client sends; throws a `ConfigurationError` when no password
    * encoder was configured.
    */
-  async getUser(request: SecurityRequest): Promise<User | null> {
+  getUser(request: SecurityRequest): User | null | Promise<User | null> {
     const verifier = this.#start();
     const parsed = parseBasicCredentials(request.header('authorization'), {
       maxHeaderLength: this.#options.maxHeaderLength,
@@ -124,10 +126,28 @@ export class MemoryAuthenticator implements Authenticator {
     return this.#verify(verifier, parsed.username, parsed.password, 'basic', request);
   }
 
-  /** {@link MemoryAuthenticator.getUser} as an {@link AuthenticatedUser} with method `basic`. */
-  async authenticate(request: SecurityRequest): Promise<AuthenticatedUser | null> {
-    const user = await this.getUser(request);
-    return user === null ? null : AuthenticatedUser.from(user, { authenticationMethod: 'basic' });
+  /**
+   * {@link MemoryAuthenticator.getUser} as an {@link AuthenticatedUser} with method
+   * `basic`. Synchronous when the credential is in the verified-credential cache.
+   */
+  authenticate(
+    request: SecurityRequest,
+  ): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
+    const user = this.getUser(request);
+    return isPromiseLike(user)
+      ? Promise.resolve(user).then((found) => this.#authenticated(found))
+      : this.#authenticated(user);
+  }
+
+  /** One immutable AuthenticatedUser per (immutable) User, made once. */
+  #authenticated(user: User | null): AuthenticatedUser | null {
+    if (user === null) return null;
+    let authenticated = this.#authenticatedUsers.get(user);
+    if (authenticated === undefined) {
+      authenticated = AuthenticatedUser.from(user, { authenticationMethod: 'basic' });
+      this.#authenticatedUsers.set(user, authenticated);
+    }
+    return authenticated;
   }
 
   /**
@@ -180,14 +200,25 @@ export class MemoryAuthenticator implements Authenticator {
     return this.#verify(verifier, username, password, method, request);
   }
 
-  async #verify(
+  #verify(
     verifier: CredentialVerifier,
     username: string,
     password: string,
     method: string,
     request: SecurityRequest | undefined,
-  ): Promise<User | null> {
-    const outcome = await verifier.verify(username, password);
+  ): User | null | Promise<User | null> {
+    const outcome = verifier.verify(username, password);
+    return isPromiseLike(outcome)
+      ? Promise.resolve(outcome).then((o) => this.#report(o, username, method, request))
+      : this.#report(outcome, username, method, request);
+  }
+
+  #report(
+    outcome: VerificationOutcome,
+    username: string,
+    method: string,
+    request: SecurityRequest | undefined,
+  ): User | null {
     if (outcome.ok) {
       this.#publish({ ok: true, username }, method, request);
       return outcome.user;

@@ -40,28 +40,48 @@ export interface SecurityRequestInit {
 }
 
 /**
- * Builds the {@link SecurityRequest} view. The path is derived once; cookies are
- * parsed on first use.
+ * Builds the {@link SecurityRequest} view. The raw path is split off once; the
+ * decoded path and the cookies are derived on first use.
  */
 export function createSecurityRequest(init: SecurityRequestInit): SecurityRequest {
-  const rawPath = extractRawPath(init.url);
-  let cookies: ReadonlyMap<string, string> | undefined;
-  let path: string | undefined;
-  return {
-    method: init.method.toUpperCase(),
-    get path() {
-      return (path ??= normalizePath(decodePath(rawPath)));
-    },
-    rawPath,
-    url: init.url,
-    header: (name) => init.header(name.toLowerCase()),
-    get cookies() {
-      return (cookies ??= parseCookies(init.header('cookie')));
-    },
-    clientAddress: init.clientAddress ?? undefined,
-    secure: init.secure ?? false,
-  };
+  return new RequestView(init);
 }
+
+class RequestView implements SecurityRequest {
+  readonly method: string;
+  readonly rawPath: string;
+  readonly url: string;
+  readonly clientAddress: string | undefined;
+  readonly secure: boolean;
+  readonly #header: (lowerCaseName: string) => string | undefined;
+  #path: string | undefined;
+  #cookies: ReadonlyMap<string, string> | undefined;
+
+  constructor(init: SecurityRequestInit) {
+    const method = init.method;
+    this.method = isUpperCase(method) ? method : method.toUpperCase();
+    this.url = init.url;
+    this.rawPath = extractRawPath(init.url);
+    this.clientAddress = init.clientAddress ?? undefined;
+    this.secure = init.secure ?? false;
+    this.#header = init.header;
+  }
+
+  get path(): string {
+    return (this.#path ??= normalizePath(decodePath(this.rawPath)));
+  }
+
+  get cookies(): ReadonlyMap<string, string> {
+    return (this.#cookies ??= parseCookies(this.#header('cookie')));
+  }
+
+  header(name: string): string | undefined {
+    return this.#header(isLowerCase(name) ? name : name.toLowerCase());
+  }
+}
+
+const isUpperCase = (text: string): boolean => !/[a-z]/u.test(text);
+const isLowerCase = (text: string): boolean => !/[A-Z]/u.test(text);
 
 const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]*/iu;
 
@@ -72,7 +92,7 @@ const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]*/iu;
  */
 export function extractRawPath(target: string): string {
   let path = target;
-  const absolute = ABSOLUTE_FORM.exec(path);
+  const absolute = target.charCodeAt(0) === 0x2f ? null : ABSOLUTE_FORM.exec(path);
   if (absolute) path = path.slice(absolute[0].length) || '/';
   const end = path.search(/[?#]/u);
   return end === -1 ? path : path.slice(0, end);

@@ -18,7 +18,7 @@ function setup(options: MemoryAuthenticatorOptions = {}) {
   });
   const held = gate();
   encoder.hold = held.promise;
-  const login = (username: string, password: string) =>
+  const login = async (username: string, password: string) =>
     auth.getUser(requestWith(basic(username, password)));
   const reasons = () =>
     received

@@ -112,12 +112,11 @@ describe('MemoryAuthenticator configuration', () => {
     expect(() => auth.passwordEncoder(new TestEncoder())).toThrow(ConfigurationError);
   });
 
-  it('refuses to authenticate without an encoder', async () => {
+  it('refuses to authenticate without an encoder', () => {
     const auth = new MemoryAuthenticator().withUser(new User('alice', 'x'));
-    await expect(auth.getUser(requestWith(basic('alice', 'x')))).rejects.toMatchObject({
-      code: 'ERR_INVALID_OPTION',
-      option: 'passwordEncoder',
-    });
+    expect(() => auth.getUser(requestWith(basic('alice', 'x')))).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_OPTION', option: 'passwordEncoder' }),
+    );
   });
 });
 

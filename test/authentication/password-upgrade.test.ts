@@ -18,7 +18,7 @@ function setup(options: MemoryAuthenticatorOptions = {}) {
     events,
     ...options,
   });
-  const login = (password: string) => auth.getUser(requestWith(basic('alice', password)));
+  const login = async (password: string) => auth.getUser(requestWith(basic('alice', password)));
   return { encoder, alice, auth, login, received };
 }
 

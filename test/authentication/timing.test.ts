@@ -11,7 +11,7 @@ function median(values: readonly number[]): number {
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
-async function elapsed(task: () => Promise<unknown>): Promise<number> {
+async function elapsed(task: () => unknown): Promise<number> {
   const started = performance.now();
   await task();
   return performance.now() - started;
