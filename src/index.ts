@@ -11,6 +11,7 @@
  * @packageDocumentation
  */
 export * from './core/index.js';
+export * from './expression/index.js';
 export * from './password/index.js';
 export * from './authentication/index.js';
 export * from './authorization/index.js';

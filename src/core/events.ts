@@ -70,13 +70,31 @@ export interface UnknownPasswordEncoderEvent {
   readonly id: string | null;
 }
 
+/**
+ * A custom function of a security expression threw, rejected or returned something
+ * other than a boolean; the evaluation denied.
+ */
+export interface ExpressionErrorEvent {
+  readonly type: 'expression-error';
+  /** The canonical text of the expression. */
+  readonly expression: string;
+  /** The name of the custom function that failed. */
+  readonly function: string;
+  /**
+   * The thrown error's `name` only (never its message), or `NonBooleanResult` /
+   * `UnexpectedPromise` (a promise from a function not declared `async`).
+   */
+  readonly error: string;
+}
+
 /** Every security event. */
 export type SecurityEvent =
   | AuthenticationSuccessEvent
   | AuthenticationFailureEvent
   | AccessDeniedEvent
   | RequestRejectedEvent
-  | UnknownPasswordEncoderEvent;
+  | UnknownPasswordEncoderEvent
+  | ExpressionErrorEvent;
 
 export type SecurityEventType = SecurityEvent['type'];
 

@@ -15,6 +15,7 @@ export {
   type AuthenticationFailureEvent,
   type AuthenticationFailureReason,
   type AuthenticationSuccessEvent,
+  type ExpressionErrorEvent,
   type RequestRejectedEvent,
   type RequestSummary,
   type SecurityEvent,
