@@ -3,10 +3,12 @@
  *
  *   npm run bench                 # everything
  *   npm run bench -- rules        # only the in-process rule lookup
+ *   npm run bench -- expression   # only the expression evaluation
  *   npm run bench -- http --seconds 5 --rounds 3
  */
 import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
+import { benchExpressions, printExpressions } from './expression.js';
 import { benchHttp, printHttp } from './http.js';
 import { pinSelf } from './lib.js';
 import { benchRules, printRules } from './rules.js';
@@ -27,6 +29,7 @@ console.log(
     `load generator ${pinSelf() ? 'pinned to core 0, servers to core 1' : 'not pinned (no taskset)'}.`,
 );
 
+if (want('expression')) printExpressions(await benchExpressions());
 if (want('rules')) printRules(benchRules());
 if (want('http')) {
   printHttp(

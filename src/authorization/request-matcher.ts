@@ -12,7 +12,7 @@ import {
   type Authorizer,
   type SecurityResponse,
 } from '../core/security.js';
-import { Access, type AccessCheck } from './access.js';
+import { Access, type AccessCheck, type AccessOutcome } from './access.js';
 import { basicChallenge, requireChallenge, requireLoginUrl } from './challenges.js';
 import { errorResponse, isBrowserNavigation, loginRedirect } from './entry-points.js';
 import { booleanOption, checkOptionNames, requireMethods } from './options.js';
@@ -20,6 +20,11 @@ import { compilePattern, type CompiledPattern } from './pattern.js';
 import { RuleIndex } from './rule-index.js';
 
 type Denial = Extract<AuthorizationDecision, { granted: false }>;
+
+function decide(rule: Rule, outcome: AccessOutcome): AuthorizationDecision {
+  if (outcome === 'granted') return GRANTED;
+  return outcome === 'forbidden' ? rule.forbidden : rule.unauthenticated;
+}
 
 /** Options of {@link RequestMatcherAuthorizer.addMatcher}. */
 export interface MatcherOptions {
@@ -205,12 +210,16 @@ export class RequestMatcherAuthorizer implements Authorizer {
   }
 
   /** Decides a request: the first matching rule's requirement, else the catch-all, else granted. Pure. */
-  authorize(user: AuthenticatedUser | null, request: SecurityRequest): AuthorizationDecision {
+  authorize(
+    user: AuthenticatedUser | null,
+    request: SecurityRequest,
+  ): AuthorizationDecision | Promise<AuthorizationDecision> {
     const rule = this.#index.find(request.path, request.method) ?? this.#anyRequest;
     if (!rule) return GRANTED;
     const outcome = rule.check(user);
-    if (outcome === 'granted') return GRANTED;
-    return outcome === 'forbidden' ? rule.forbidden : rule.unauthenticated;
+    return typeof outcome === 'string'
+      ? decide(rule, outcome)
+      : outcome.then((resolved) => decide(rule, resolved));
   }
 
   /**

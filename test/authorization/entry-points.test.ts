@@ -12,6 +12,7 @@ import type {
   SecurityRequest,
 } from '../../src/core/index.js';
 import { request, user } from './helpers.js';
+import { authorizeSync } from './sync.js';
 
 const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
@@ -29,7 +30,7 @@ function deny(
   req: SecurityRequest,
   who: AuthenticatedUser | null = user(),
 ) {
-  const decision: AuthorizationDecision = target.authorize(who, req);
+  const decision: AuthorizationDecision = authorizeSync(target, who, req);
   if (decision.granted) throw new Error('expected a denial');
   return target.onDenied(decision, req);
 }

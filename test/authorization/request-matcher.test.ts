@@ -6,6 +6,7 @@ import {
 } from '../../src/authorization/index.js';
 import { GRANTED, type AuthorizationDecision } from '../../src/core/index.js';
 import { request, thrown, user } from './helpers.js';
+import { authorizeSync } from './sync.js';
 
 type Denial = Extract<AuthorizationDecision, { granted: false }>;
 
@@ -23,22 +24,24 @@ describe('RequestMatcherAuthorizer.authorize', () => {
 
   it('grants an unmatched path (public) unless anyRequest is set', () => {
     const open = AuthorizationManager.requestMatcher().addMatcher('/admin/.*', admin);
-    expect(open.authorize(null, request('/public'))).toBe(GRANTED);
+    expect(authorizeSync(open, null, request('/public'))).toBe(GRANTED);
     const closed = AuthorizationManager.requestMatcher()
       .addMatcher('/admin/.*', admin)
       .anyRequest(new Access());
-    const decision = denial(closed.authorize(null, request('/public')));
+    const decision = denial(authorizeSync(closed, null, request('/public')));
     expect(decision.reason).toBe('unauthenticated');
     expect(decision.rule).toBe('anyRequest → isAuthenticated()');
-    expect(closed.authorize(user(), request('/public'))).toBe(GRANTED);
+    expect(authorizeSync(closed, user(), request('/public'))).toBe(GRANTED);
   });
 
   it('anchors patterns fully: no substring matches', () => {
     const authorizer = AuthorizationManager.requestMatcher().addMatcher('/admin', admin);
-    expect(denial(authorizer.authorize(null, request('/admin'))).reason).toBe('unauthenticated');
-    expect(authorizer.authorize(null, request('/public/admin'))).toBe(GRANTED);
-    expect(authorizer.authorize(null, request('/admin/x'))).toBe(GRANTED);
-    expect(authorizer.authorize(null, request('/adminx'))).toBe(GRANTED);
+    expect(denial(authorizeSync(authorizer, null, request('/admin'))).reason).toBe(
+      'unauthenticated',
+    );
+    expect(authorizeSync(authorizer, null, request('/public/admin'))).toBe(GRANTED);
+    expect(authorizeSync(authorizer, null, request('/admin/x'))).toBe(GRANTED);
+    expect(authorizeSync(authorizer, null, request('/adminx'))).toBe(GRANTED);
   });
 
   it('tries rules in insertion order, first match wins', () => {
@@ -46,45 +49,47 @@ describe('RequestMatcherAuthorizer.authorize', () => {
       .addMatcher('/admin/public', Access.permitAll())
       .addMatcher('/admin/.*', admin)
       .addMatcher('/admin/public', Access.denyAll());
-    expect(authorizer.authorize(null, request('/admin/public'))).toBe(GRANTED);
-    expect(denial(authorizer.authorize(user(), request('/admin/x'))).reason).toBe('forbidden');
-    expect(authorizer.authorize(user(['ADMIN']), request('/admin/x'))).toBe(GRANTED);
+    expect(authorizeSync(authorizer, null, request('/admin/public'))).toBe(GRANTED);
+    expect(denial(authorizeSync(authorizer, user(), request('/admin/x'))).reason).toBe('forbidden');
+    expect(authorizeSync(authorizer, user(['ADMIN']), request('/admin/x'))).toBe(GRANTED);
   });
 
   it('describes the denying rule as pattern → access', () => {
     const authorizer = AuthorizationManager.requestMatcher()
       .addMatcher('/admin/.*', admin.authorities(['users:write']))
       .addMatcher('/api/.*', Access.denyAll(), { methods: ['DELETE'] });
-    expect(denial(authorizer.authorize(user(), request('/admin/x'))).rule).toBe(
+    expect(denial(authorizeSync(authorizer, user(), request('/admin/x'))).rule).toBe(
       "/admin/.* → hasAnyRole('ADMIN') and hasAnyAuthority('users:write')",
     );
-    expect(denial(authorizer.authorize(user(), request('/api/x', { method: 'DELETE' }))).rule).toBe(
-      '/api/.* [DELETE] → denyAll',
-    );
+    expect(
+      denial(authorizeSync(authorizer, user(), request('/api/x', { method: 'DELETE' }))).rule,
+    ).toBe('/api/.* [DELETE] → denyAll');
   });
 
   it('matches the decoded, normalized path without the query', () => {
     const authorizer = AuthorizationManager.requestMatcher().addMatcher('/admin/.*', admin);
     for (const url of ['/%61dmin/x', '/admin/x?next=/public', '/public/../admin/x', '/admin//x']) {
-      expect(denial(authorizer.authorize(null, request(url))).reason).toBe('unauthenticated');
+      expect(denial(authorizeSync(authorizer, null, request(url))).reason).toBe('unauthenticated');
     }
-    expect(authorizer.authorize(null, request('/public?x=/admin/x'))).toBe(GRANTED);
+    expect(authorizeSync(authorizer, null, request('/public?x=/admin/x'))).toBe(GRANTED);
   });
 
   it('matches . across line breaks (s flag) and code points (u flag)', () => {
     const authorizer = AuthorizationManager.requestMatcher()
       .addMatcher('/admin/.*', admin)
       .addMatcher('/emoji/.', admin);
-    expect(denial(authorizer.authorize(null, request('/admin/%0a'))).reason).toBe(
+    expect(denial(authorizeSync(authorizer, null, request('/admin/%0a'))).reason).toBe(
       'unauthenticated',
     );
-    expect(denial(authorizer.authorize(null, request('/emoji/😀'))).reason).toBe('unauthenticated');
+    expect(denial(authorizeSync(authorizer, null, request('/emoji/😀'))).reason).toBe(
+      'unauthenticated',
+    );
   });
 
   it('matches case-insensitively by default, as Express routes', () => {
     const authorizer = AuthorizationManager.requestMatcher().addMatcher('^/admin/.*', admin);
     for (const url of ['/ADMIN/dashboard', '/Admin/x', '/%41DMIN/x']) {
-      expect(denial(authorizer.authorize(null, request(url))).reason).toBe('unauthenticated');
+      expect(denial(authorizeSync(authorizer, null, request(url))).reason).toBe('unauthenticated');
     }
   });
 
@@ -93,9 +98,13 @@ describe('RequestMatcherAuthorizer.authorize', () => {
       .caseSensitive(true)
       .addMatcher('/admin/.*', admin)
       .addMatcher(/\/ops\/.*/i, admin);
-    expect(denial(authorizer.authorize(null, request('/admin/x'))).reason).toBe('unauthenticated');
-    expect(authorizer.authorize(null, request('/ADMIN/x'))).toBe(GRANTED);
-    expect(denial(authorizer.authorize(null, request('/OPS/x'))).reason).toBe('unauthenticated');
+    expect(denial(authorizeSync(authorizer, null, request('/admin/x'))).reason).toBe(
+      'unauthenticated',
+    );
+    expect(authorizeSync(authorizer, null, request('/ADMIN/x'))).toBe(GRANTED);
+    expect(denial(authorizeSync(authorizer, null, request('/OPS/x'))).reason).toBe(
+      'unauthenticated',
+    );
   });
 
   it('restricts rules to methods; other methods fall through; GET covers HEAD', () => {
@@ -103,29 +112,29 @@ describe('RequestMatcherAuthorizer.authorize', () => {
       .addMatcher('/posts', admin, { methods: ['post', 'DELETE'] })
       .addMatcher('/reports', admin, 'GET')
       .addMatcher('/posts', Access.permitAll());
-    expect(denial(authorizer.authorize(user(), request('/posts', { method: 'POST' }))).reason).toBe(
-      'forbidden',
-    );
     expect(
-      denial(authorizer.authorize(user(), request('/posts', { method: 'DELETE' }))).reason,
+      denial(authorizeSync(authorizer, user(), request('/posts', { method: 'POST' }))).reason,
     ).toBe('forbidden');
-    expect(authorizer.authorize(null, request('/posts', { method: 'GET' }))).toBe(GRANTED);
-    expect(denial(authorizer.authorize(null, request('/reports', { method: 'HEAD' }))).reason).toBe(
-      'unauthenticated',
-    );
-    expect(authorizer.authorize(null, request('/reports', { method: 'POST' }))).toBe(GRANTED);
+    expect(
+      denial(authorizeSync(authorizer, user(), request('/posts', { method: 'DELETE' }))).reason,
+    ).toBe('forbidden');
+    expect(authorizeSync(authorizer, null, request('/posts', { method: 'GET' }))).toBe(GRANTED);
+    expect(
+      denial(authorizeSync(authorizer, null, request('/reports', { method: 'HEAD' }))).reason,
+    ).toBe('unauthenticated');
+    expect(authorizeSync(authorizer, null, request('/reports', { method: 'POST' }))).toBe(GRANTED);
   });
 
   it('behaves the same with a thousand rules', () => {
     const authorizer = AuthorizationManager.requestMatcher();
     for (let i = 0; i < 1000; i++) authorizer.addMatcher(`/api/r${i}/.*`, Access.permitAll());
     authorizer.addMatcher('/api/.*', admin).anyRequest(Access.denyAll());
-    expect(authorizer.authorize(null, request('/api/r999/x'))).toBe(GRANTED);
-    expect(authorizer.authorize(null, request('/API/R500/x'))).toBe(GRANTED);
-    expect(denial(authorizer.authorize(null, request('/api/r1000/x'))).rule).toBe(
+    expect(authorizeSync(authorizer, null, request('/api/r999/x'))).toBe(GRANTED);
+    expect(authorizeSync(authorizer, null, request('/API/R500/x'))).toBe(GRANTED);
+    expect(denial(authorizeSync(authorizer, null, request('/api/r1000/x'))).rule).toBe(
       "/api/.* → hasAnyRole('ADMIN')",
     );
-    expect(denial(authorizer.authorize(user(), request('/other'))).rule).toBe(
+    expect(denial(authorizeSync(authorizer, user(), request('/other'))).rule).toBe(
       'anyRequest → denyAll',
     );
   });
@@ -133,7 +142,9 @@ describe('RequestMatcherAuthorizer.authorize', () => {
   it('is pure: the same decision every time, no state between requests', () => {
     const authorizer = AuthorizationManager.requestMatcher().addMatcher(/\/admin/gy, admin);
     for (let i = 0; i < 3; i++) {
-      expect(denial(authorizer.authorize(null, request('/admin'))).reason).toBe('unauthenticated');
+      expect(denial(authorizeSync(authorizer, null, request('/admin'))).reason).toBe(
+        'unauthenticated',
+      );
     }
   });
 });
@@ -221,9 +232,9 @@ describe('RequestMatcherAuthorizer configuration', () => {
       caseSensitive: true,
       problemDetails: true,
     }).addMatcher('/admin', admin);
-    expect(authorizer.authorize(null, request('/ADMIN'))).toBe(GRANTED);
+    expect(authorizeSync(authorizer, null, request('/ADMIN'))).toBe(GRANTED);
     const response = authorizer.onDenied(
-      denial(authorizer.authorize(null, request('/admin'))),
+      denial(authorizeSync(authorizer, null, request('/admin'))),
       request('/admin'),
     );
     expect(response.headers['www-authenticate']).toBe(
