@@ -175,12 +175,17 @@ export class SecurityTransform {
     return { proceed: false, response, user };
   }
 
-  /** An authenticator that throws is a failed authentication, never a 500. */
+  /**
+   * An authenticator that throws is a failed authentication, never a 500 — except a
+   * `ConfigurationError` (e.g. no password encoder set), which is the application's
+   * bug and is rethrown so it is seen instead of hiding behind 401s.
+   */
   #authenticatorFailed(
     authenticator: Authenticator,
     request: SecurityRequest,
-    _error: unknown,
+    error: unknown,
   ): null {
+    if (error instanceof ConfigurationError) throw error;
     if (this.#events.hasListeners) {
       this.#events.publish({
         type: 'authentication-failure',

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   Access,
   AuthenticatedUser,
+  AuthenticationManager,
   AuthorizationManager,
+  ConfigurationError,
   SecurityEvents,
   SecurityTransform,
   User,
@@ -131,6 +133,23 @@ describe('SecurityTransform', () => {
       expect(JSON.stringify(seen)).not.toContain('hunter2');
     },
   );
+
+  it('rethrows a misconfigured authenticator instead of hiding it behind 401s', async () => {
+    const noEncoder = AuthenticationManager.inMemoryAuthentication().withUser(new User('a', 'x'));
+    const transform = new SecurityTransform().configAuthenticator(() => noEncoder);
+    const withBasic = request('/', {
+      authorization: `Basic ${Buffer.from('a:x').toString('base64')}`,
+    });
+    expect(() => transform.handle(withBasic)).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_OPTION', option: 'passwordEncoder' }),
+    );
+    const asyncMisconfigured = new SecurityTransform().configAuthenticator(() => ({
+      getUser: () => Promise.reject(new ConfigurationError('store', 'is not connected')),
+    }));
+    await expect(asyncMisconfigured.handle(request('/'))).rejects.toMatchObject({
+      option: 'store',
+    });
+  });
 
   it('publishes request-rejected and access-denied events', async () => {
     const { events, seen } = recorder();
