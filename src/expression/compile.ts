@@ -70,9 +70,6 @@ type ExpressionText<S extends string, F extends string> = string extends S
   ? string
   : CheckExpression<S, F>;
 
-const resolvedTrue = Object.freeze(Promise.resolve(true));
-const resolvedFalse = Object.freeze(Promise.resolve(false));
-
 /**
  * Parses, validates and compiles a security expression, once, when a rule is
  * defined; evaluating it per request is a few set lookups. Takes the text or a tree
@@ -171,11 +168,13 @@ function asyncEvaluator(check: MaybeAsyncCheck): AsyncCompiledExpression['evalua
   return (user, args) => {
     try {
       const result = check(user, args);
-      if (result === true) return resolvedTrue;
-      if (result === false) return resolvedFalse;
+      // A fresh promise each time: a shared one would have to stay unfrozen (Node's
+      // promise hooks tag promises when AsyncLocalStorage is on), and callers may
+      // keep or decorate what they get.
+      if (typeof result === 'boolean') return Promise.resolve(result);
       return result.then(undefined, denied);
     } catch {
-      return resolvedFalse;
+      return Promise.resolve(false);
     }
   };
 }

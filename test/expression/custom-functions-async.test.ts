@@ -141,3 +141,28 @@ describe('asynchronous custom functions', () => {
     await expect(rule.evaluate(alice)).resolves.toBe(false);
   });
 });
+
+describe('regression: async expressions that decide without calling their function', () => {
+  const asPromise = (value: boolean | Promise<boolean>): Promise<boolean> => {
+    expect(value).toBeInstanceOf(Promise);
+    return value as Promise<boolean>;
+  };
+
+  it('answer promises that can be awaited after AsyncLocalStorage turned promise hooks on', async () => {
+    const { SecurityContext } = await import('../../src/index.js');
+    SecurityContext.run(null, () => undefined);
+    const functions = {
+      slow: { params: [], async: true, call: () => Promise.resolve(true) },
+    } as const;
+    const either = compileExpression('permitAll or slow()', { functions });
+    const both = compileExpression('denyAll() and slow()', { functions });
+    const first = asPromise(either.evaluate(null));
+    expect(Object.isFrozen(first)).toBe(false);
+    expect(await first).toBe(true);
+    expect(await asPromise(both.evaluate(null))).toBe(false);
+    const inContext = SecurityContext.run(null, () =>
+      asPromise(either.evaluate(null)).then((ok) => ok),
+    );
+    expect(await inContext).toBe(true);
+  });
+});
