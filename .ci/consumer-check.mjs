@@ -10,7 +10,11 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const subpaths = Object.keys(pkg.exports).filter((p) => p !== './package.json');
-const needs = { './argon2': ['argon2'], './fastify': ['fastify'] };
+const needs = {
+  './argon2': ['argon2'],
+  './fastify': ['fastify'],
+  './trpc': ['@trpc/server'],
+};
 const devVersion = (name) =>
   JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
 

@@ -15,6 +15,7 @@ import {
 } from 'portcullis';
 import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
 import { secureHandler, withSecurityHeaders, type SecuredRequest } from 'portcullis/node';
+import { trpcHandler } from './trpc-router.js';
 
 /** The demo users: username, password, roles, authorities. */
 export const DEMO_USERS = [
@@ -126,6 +127,10 @@ export async function createApp(): Promise<{
 /** The application's router, without any security (the benchmark's baseline uses it bare). */
 export function routeRequest(req: SecuredRequest, res: ServerResponse): void {
   const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
+  if (path.startsWith('/trpc/')) {
+    trpcHandler(req, res);
+    return;
+  }
   const route = routes[`${req.method ?? 'GET'} ${path}`];
   if (route) route(req, res);
   else text(res, 404, 'Not Found\n');

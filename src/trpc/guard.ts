@@ -1,0 +1,149 @@
+import { TRPCError, initTRPC, type TRPCProcedureType } from '@trpc/server';
+import { AuthenticatedUser } from '../core/authenticated-user.js';
+import { SecurityContext } from '../core/context.js';
+import { AccessDeniedError, AuthenticationRequiredError } from '../core/errors.js';
+import { summarize, type SecurityEvents } from '../core/events.js';
+import { isPromiseLike } from '../lib/promise.js';
+import type { GuardSettings } from './options.js';
+import { clientAddressOf } from './request-info.js';
+import type { Rule } from './rule.js';
+import { bindToUser } from './subscription.js';
+import type { Guard, OpenGuard, UserContext } from './types.js';
+
+/** The root whose `middleware()` builds the guards; its context is all a guard needs. */
+const root = initTRPC.context<UserContext>().create({ isServer: true });
+
+/** Every portcullis middleware function and its rule (`null` for `permitAll()`). @internal */
+export const guardRules = new WeakMap<object, Rule | null>();
+
+/** What a check needs of a middleware call. @internal */
+export interface GuardCall {
+  readonly ctx: unknown;
+  readonly path: string;
+  readonly input: unknown;
+}
+
+/** A guard middleware for `rule`: `UNAUTHORIZED` without a user, `FORBIDDEN` when the rule fails. @internal */
+export function createGuard(rule: Rule, settings: GuardSettings): Guard {
+  const guard = root.middleware((opts) => {
+    const proceed = (user: AuthenticatedUser) =>
+      runAs(user, opts.type, () => opts.next({ ctx: { user } }));
+    // A synchronous denial throws here; tRPC turns it into the call's error.
+    const user = authorize(rule, settings, opts);
+    return user instanceof AuthenticatedUser ? proceed(user) : user.then(proceed);
+  });
+  for (const fn of guard._middlewares) guardRules.set(fn, rule);
+  return guard;
+}
+
+/** `permitAll()`: no check; fills the `SecurityContext` with the user or `null`. @internal */
+export function createOpenGuard(): OpenGuard {
+  const guard = root.middleware((opts) => {
+    const user = userOf(opts.ctx);
+    return runAs(user, opts.type, () => opts.next({ ctx: { user } }));
+  });
+  for (const fn of guard._middlewares) guardRules.set(fn, null);
+  return guard;
+}
+
+/**
+ * Checks a rule: the authenticated user, or the `TRPCError` of the denial thrown
+ * (`UNAUTHORIZED` / `FORBIDDEN`, never an internal error: a failing check denies).
+ *
+ * @internal
+ */
+export function authorize(
+  rule: Rule,
+  settings: GuardSettings,
+  call: GuardCall,
+): AuthenticatedUser | Promise<AuthenticatedUser> {
+  const user = userOf(call.ctx);
+  if (user === null) throw denial(rule, settings, call, null);
+  let passed: boolean | PromiseLike<boolean>;
+  try {
+    passed = rule.check(user, call.input);
+  } catch {
+    passed = false;
+  }
+  if (passed === true) return user;
+  if (!isPromiseLike(passed)) throw denial(rule, settings, call, user);
+  return Promise.resolve(passed).then(
+    (ok) => {
+      if (ok) return user;
+      throw denial(rule, settings, call, user);
+    },
+    () => {
+      throw denial(rule, settings, call, user);
+    },
+  );
+}
+
+/** `ctx.user` when it is an {@link AuthenticatedUser}; anything else is anonymous. @internal */
+export function userOf(ctx: unknown): AuthenticatedUser | null {
+  const user = (ctx as Partial<UserContext> | null | undefined)?.user;
+  return user instanceof AuthenticatedUser ? user : null;
+}
+
+/**
+ * Runs the rest of the call with `user` in the `SecurityContext`; a subscription's
+ * iterable is bound to it too, so each step of the stream sees the user.
+ *
+ * @internal
+ */
+export function runAs<R extends { readonly ok: boolean }>(
+  user: AuthenticatedUser | null,
+  type: TRPCProcedureType,
+  next: () => Promise<R>,
+): Promise<R> {
+  const result = SecurityContext.run(user, next);
+  if (type !== 'subscription') return result;
+  return result.then((r) => (r.ok && 'data' in r ? { ...r, data: bindToUser(r.data, user) } : r));
+}
+
+/** The error of a denial, after publishing its `access-denied` event. @internal */
+export function denial(
+  rule: Rule,
+  settings: GuardSettings,
+  call: GuardCall,
+  user: AuthenticatedUser | null,
+): TRPCError {
+  const events = settings.events;
+  try {
+    if (events.hasListeners) publishDenial(events, rule, call, user);
+  } catch {
+    // A faulty custom publisher must not turn a denial into a server error.
+  }
+  const detail = settings.debug ? ` by ${rule.description}` : '';
+  if (user === null) {
+    const message = `Authentication is required${detail}`;
+    return new TRPCError({
+      code: 'UNAUTHORIZED',
+      message,
+      cause: new AuthenticationRequiredError(message),
+    });
+  }
+  const message = `Access is denied${detail}`;
+  return new TRPCError({
+    code: 'FORBIDDEN',
+    message,
+    cause: new AccessDeniedError(message, rule.description),
+  });
+}
+
+function publishDenial(
+  events: SecurityEvents,
+  rule: Rule,
+  call: GuardCall,
+  user: AuthenticatedUser | null,
+): void {
+  events.publish({
+    type: 'access-denied',
+    username: user?.username ?? null,
+    rule: rule.description,
+    request: summarize({
+      method: 'TRPC',
+      rawPath: call.path,
+      clientAddress: clientAddressOf(call.ctx),
+    }),
+  });
+}

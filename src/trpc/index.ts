@@ -1,0 +1,47 @@
+/**
+ * tRPC integration (`portcullis/trpc`, peer `@trpc/server` ^11): the context user
+ * from any authenticator, SPEC.md's guards as procedure middlewares that narrow
+ * `ctx.user`, procedure builders, meta-driven checks with deny-by-default, and a
+ * start-up check that every procedure is secured. Denials are `TRPCError`s
+ * `UNAUTHORIZED` / `FORBIDDEN`.
+ *
+ * @module portcullis/trpc
+ */
+export { assertSecured, type AssertSecuredOptions } from './assert-secured.js';
+export {
+  createSecurityContext,
+  type SecurityContextFactory,
+  type SecurityContextOptions,
+} from './context.js';
+export {
+  authenticated,
+  createGuards,
+  denyAll,
+  permitAll,
+  preAuthorize,
+  rolesAllowed,
+  secured,
+  type Guards,
+} from './guards.js';
+export type { AuthMeta, SecurityMeta } from './meta-types.js';
+export {
+  securityMeta,
+  type DefaultPolicy,
+  type SecurityMetaMiddleware,
+  type SecurityMetaOptions,
+} from './meta.js';
+export type { GuardOptions } from './options.js';
+export { createProcedures, type BaseProcedure, type Procedures } from './procedures.js';
+export type {
+  ConnectionParams,
+  ContextOptionsLike,
+  FastifyRequestLike,
+  NodeRequestLike,
+} from './request.js';
+export type {
+  AuthenticatedContext,
+  Guard,
+  OpenGuard,
+  RightsRequirement,
+  UserContext,
+} from './types.js';

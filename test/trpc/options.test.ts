@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError, ExpressionSyntaxError } from '../../src/index.js';
+import {
+  createGuards,
+  createSecurityContext,
+  preAuthorize,
+  secured,
+  securityMeta,
+} from '../../src/trpc/index.js';
+import { createAuthenticator } from './fixture.js';
+
+function configurationError(run: () => unknown): ConfigurationError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as ConfigurationError).code).toBe('ERR_INVALID_OPTION');
+    return error as ConfigurationError;
+  }
+  throw new Error('no ConfigurationError');
+}
+
+describe('definition-time validation', () => {
+  it('compiles preAuthorize expressions when the guard is created', () => {
+    const text: string = "hasRole('ADMIN') and hasRoel('X')";
+    try {
+      preAuthorize(text);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ExpressionSyntaxError);
+      expect((error as ExpressionSyntaxError).code).toBe('ERR_EXPRESSION_UNKNOWN_FUNCTION');
+    }
+  });
+
+  it('validates { role, authority }', () => {
+    expect(configurationError(() => preAuthorize({ roles: 'ADMIN' } as never)).message).toContain(
+      'did you mean "role"',
+    );
+    expect(configurationError(() => preAuthorize({})).option).toBe('preAuthorize');
+    expect(configurationError(() => preAuthorize({ role: '' })).option).toBe('roles');
+    expect(configurationError(() => preAuthorize({ authority: [] })).option).toBe('authorities');
+    expect(configurationError(() => preAuthorize(42 as never)).option).toBe('preAuthorize');
+  });
+
+  it('validates roles', () => {
+    expect(configurationError(() => (secured as (...r: string[]) => unknown)()).option).toBe(
+      'roles',
+    );
+    expect(configurationError(() => secured('ADMIN', 'bad\nrole')).option).toBe('roles');
+  });
+
+  it('validates guard options, with a hint for typos', () => {
+    const error = configurationError(() => createGuards({ debgu: true } as never));
+    expect(error.option).toBe('debgu');
+    expect(error.message).toContain('did you mean "debug"');
+    expect(configurationError(() => createGuards({ debug: 'yes' } as never)).option).toBe('debug');
+    expect(configurationError(() => createGuards({ events: {} } as never)).option).toBe('events');
+  });
+
+  it('validates securityMeta options', () => {
+    expect(configurationError(() => securityMeta({ defaultPolicy: 'allow' } as never)).option).toBe(
+      'defaultPolicy',
+    );
+    expect(configurationError(() => securityMeta({ onMissing: 'deny' } as never)).option).toBe(
+      'onMissing',
+    );
+  });
+
+  it('validates createSecurityContext options', () => {
+    expect(configurationError(() => createSecurityContext({} as never)).option).toBe(
+      'authenticator',
+    );
+    const authenticator = createAuthenticator();
+    expect(
+      configurationError(() =>
+        createSecurityContext({ authenticator, connectionParams: 'authorization' as never }),
+      ).option,
+    ).toBe('connectionParams');
+    expect(
+      configurationError(() =>
+        createSecurityContext({
+          authenticator,
+          dangerouslyAllowConnectionParamsOverHttp: 'yes' as never,
+        }),
+      ).option,
+    ).toBe('dangerouslyAllowConnectionParamsOverHttp');
+    expect(
+      configurationError(() => createSecurityContext({ authenticator, event: {} } as never))
+        .message,
+    ).toContain('did you mean "events"');
+  });
+
+  it('never mutates the caller options', () => {
+    const options = Object.freeze({ debug: true });
+    createGuards(options).secured('ADMIN');
+    const metaOptions = Object.freeze({ defaultPolicy: 'authenticated' as const });
+    securityMeta(metaOptions);
+    expect(options).toEqual({ debug: true });
+    expect(metaOptions).toEqual({ defaultPolicy: 'authenticated' });
+  });
+});
