@@ -4,6 +4,7 @@
  *   npm run bench                 # everything
  *   npm run bench -- rules        # only the in-process rule lookup
  *   npm run bench -- expression   # only the expression evaluation
+ *   npm run bench -- trpc         # only the tRPC guard
  *   npm run bench -- http --seconds 5 --rounds 3
  */
 import { availableParallelism, cpus } from 'node:os';
@@ -12,6 +13,7 @@ import { benchExpressions, printExpressions } from './expression.js';
 import { benchHttp, printHttp } from './http.js';
 import { pinSelf } from './lib.js';
 import { benchRules, printRules } from './rules.js';
+import { benchTrpc, printTrpc } from './trpc.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -31,12 +33,10 @@ console.log(
 
 if (want('expression')) printExpressions(await benchExpressions());
 if (want('rules')) printRules(benchRules());
-if (want('http')) {
-  printHttp(
-    await benchHttp({
-      seconds: Number(values.seconds),
-      rounds: Number(values.rounds),
-      warmup: Number(values.warmup),
-    }),
-  );
-}
+const load = {
+  seconds: Number(values.seconds),
+  rounds: Number(values.rounds),
+  warmup: Number(values.warmup),
+};
+if (want('trpc')) printTrpc(await benchTrpc(load));
+if (want('http')) printHttp(await benchHttp(load));
