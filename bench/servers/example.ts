@@ -4,7 +4,7 @@
  * 127.0.0.1, reports its port over IPC and answers `cpu` messages with its CPU time.
  */
 import { createServer, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveForBenchmark } from './serve.js';
 import { AuthenticatedUser, SecurityContext, User } from 'portcullis';
 import { createApp, routeRequest } from '../../examples/app.js';
 import { secureHandler, withSecurityHeaders, type SecuredRequest } from 'portcullis/node';
@@ -28,16 +28,4 @@ if (mode === 'bare' || mode === 'headers') {
   listener = mode === 'no-headers' ? secureHandler(app.transform, routeRequest) : app.listener;
 }
 
-const server = createServer(listener);
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => {
-  process.send?.({ port: (server.address() as AddressInfo).port });
-});
-process.on('message', (message) => {
-  if (message === 'cpu') {
-    const { user, system } = process.cpuUsage();
-    process.send?.({ cpu: user + system });
-  }
-  if (message === 'stop') server.close(() => process.exit(0));
-});
-process.on('disconnect', () => process.exit(0));
+serveForBenchmark(createServer(listener));

@@ -6,7 +6,7 @@
  */
 import { initTRPC } from '@trpc/server';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
-import type { AddressInfo } from 'node:net';
+import { serveForBenchmark } from './serve.js';
 import { AuthenticationManager, User } from 'portcullis';
 import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
 import { createSecurityContext, secured, type UserContext } from 'portcullis/trpc';
@@ -27,15 +27,4 @@ const router = t.router({
   guarded: t.procedure.use(secured('USER')).query(() => answer),
 });
 
-const server = createHTTPServer({ router, createContext: securityContext });
-server.listen(0, '127.0.0.1', () => {
-  process.send?.({ port: (server.address() as AddressInfo).port });
-});
-process.on('message', (message) => {
-  if (message === 'cpu') {
-    const { user, system } = process.cpuUsage();
-    process.send?.({ cpu: user + system });
-  }
-  if (message === 'stop') server.close(() => process.exit(0));
-});
-process.on('disconnect', () => process.exit(0));
+serveForBenchmark(createHTTPServer({ router, createContext: securityContext }));
