@@ -93,12 +93,7 @@ export function customCheck(
   const { name } = custom;
   if (!custom.async) {
     return (user, args) => {
-      let result: unknown;
-      try {
-        result = invoke(user, args);
-      } catch (error) {
-        fail(report, name, errorName(error));
-      }
+      const result = callReporting(invoke, user, args, report, name);
       if (typeof result === 'boolean') return result;
       if (result instanceof Promise) result.catch(ignore);
       return fail(report, name, isPromiseLike(result) ? 'UnexpectedPromise' : 'NonBooleanResult');
@@ -108,16 +103,26 @@ export function customCheck(
     typeof value === 'boolean' ? value : fail(report, name, 'NonBooleanResult');
   const rejected = (error: unknown): never => fail(report, name, errorName(error));
   return (user, args) => {
-    let result: unknown;
-    try {
-      result = invoke(user, args);
-    } catch (error) {
-      fail(report, name, errorName(error));
-    }
+    const result = callReporting(invoke, user, args, report, name);
     if (typeof result === 'boolean') return result;
     if (isPromiseLike(result)) return Promise.resolve(result).then(settled, rejected);
     return fail(report, name, 'NonBooleanResult');
   };
+}
+
+/** Calls a custom function; a throw is reported and denies (through `fail`). */
+function callReporting(
+  invoke: (user: AuthenticatedUser | null, args: unknown) => unknown,
+  user: AuthenticatedUser | null,
+  args: unknown,
+  report: FailureReport,
+  name: string,
+): unknown {
+  try {
+    return invoke(user, args);
+  } catch (error) {
+    return fail(report, name, errorName(error));
+  }
 }
 
 function ignore(): void {
