@@ -1,4 +1,6 @@
 import { AuthenticatedUser } from './authenticated-user.js';
+import { ConfigurationError } from './errors.js';
+import { summarize, type SecurityEvents } from './events.js';
 import { isPromiseLike } from '../lib/promise.js';
 import type { SecurityRequest } from './request.js';
 import type { User } from './user.js';
@@ -87,4 +89,36 @@ export function authenticateWith(
     );
   }
   return found ? AuthenticatedUser.from(found, { authenticationMethod: method }) : null;
+}
+
+/**
+ * What to do when an authenticator throws: a failed authentication (an
+ * `authentication-failure` event with reason `other`, then anonymous), never a
+ * server error — except a `ConfigurationError` (e.g. no password encoder set),
+ * which is the application's bug and is rethrown so it is seen instead of hiding
+ * behind 401s.
+ *
+ * @internal
+ */
+export function authenticatorFailed(
+  authenticator: Authenticator,
+  request: SecurityRequest,
+  error: unknown,
+  events: SecurityEvents,
+): null {
+  if (error instanceof ConfigurationError) throw error;
+  try {
+    if (events.hasListeners) {
+      events.publish({
+        type: 'authentication-failure',
+        username: undefined,
+        authenticationMethod: authenticator.authenticationMethod ?? 'custom',
+        reason: 'other',
+        request: summarize(request),
+      });
+    }
+  } catch {
+    // A faulty custom publisher must not break the request.
+  }
+  return null;
 }

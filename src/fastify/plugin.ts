@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyPluginCallback, FastifyRequest } from 'fas
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { SecurityContext } from '../core/context.js';
 import { ConfigurationError } from '../core/errors.js';
-import { createSecurityRequest } from '../core/request.js';
 import { SecurityTransform, type SecurityOutcome } from '../transform/index.js';
 import { isPromiseLike } from '../lib/promise.js';
+import { nodeRequestView } from '../lib/request-views.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -80,15 +80,6 @@ export const portcullis: FastifyPluginCallback<PortcullisFastifyOptions> = Objec
 );
 
 function toSecurityRequest(request: FastifyRequest) {
-  const raw = request.raw;
-  return createSecurityRequest({
-    method: request.method,
-    url: raw.url ?? request.url,
-    header: (name) => {
-      const value = raw.headers[name];
-      return Array.isArray(value) ? value.join(name === 'cookie' ? '; ' : ', ') : value;
-    },
-    clientAddress: raw.socket.remoteAddress,
-    secure: request.protocol === 'https',
-  });
+  // Fastify's own `url` may be rewritten by a prefix; the raw URL is what the client sent.
+  return nodeRequestView(request.raw, undefined, request.protocol === 'https');
 }

@@ -1,4 +1,5 @@
-import { createSecurityRequest, type SecurityRequest } from '../core/request.js';
+import type { SecurityRequest } from '../core/request.js';
+import { fetchRequestView } from '../lib/request-views.js';
 
 /**
  * The {@link SecurityRequest} view of a Fetch API `Request`. The URL is absolute,
@@ -6,12 +7,5 @@ import { createSecurityRequest, type SecurityRequest } from '../core/request.js'
  * expose it differently: Bun's `server.requestIP`, Deno's `info.remoteAddr`).
  */
 export function toSecurityRequest(request: Request, clientAddress?: string): SecurityRequest {
-  const url = request.url;
-  return createSecurityRequest({
-    method: request.method,
-    url,
-    header: (name) => request.headers.get(name) ?? undefined,
-    clientAddress,
-    secure: url.startsWith('https:'),
-  });
+  return fetchRequestView(request, clientAddress);
 }

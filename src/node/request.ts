@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
-import { createSecurityRequest, type SecurityRequest } from '../core/request.js';
+import type { SecurityRequest } from '../core/request.js';
+import { nodeRequestView } from '../lib/request-views.js';
 
 /**
  * The {@link SecurityRequest} view of a node `http` request. Express and Connect
@@ -8,15 +8,5 @@ import { createSecurityRequest, type SecurityRequest } from '../core/request.js'
  * always see the full path the client asked for.
  */
 export function toSecurityRequest(req: IncomingMessage): SecurityRequest {
-  const headers = req.headers;
-  return createSecurityRequest({
-    method: req.method ?? 'GET',
-    url: (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/',
-    header: (name) => {
-      const value = headers[name];
-      return Array.isArray(value) ? value.join(name === 'cookie' ? '; ' : ', ') : value;
-    },
-    clientAddress: req.socket.remoteAddress,
-    secure: (req.socket as Partial<TLSSocket>).encrypted === true,
-  });
+  return nodeRequestView(req);
 }

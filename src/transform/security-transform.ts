@@ -4,6 +4,7 @@ import { securityEvents, summarize, type SecurityEvents } from '../core/events.j
 import type { SecurityRequest } from '../core/request.js';
 import {
   authenticateWith,
+  authenticatorFailed,
   type AuthorizationDecision,
   type Authenticator,
   type Authorizer,
@@ -129,13 +130,13 @@ export class SecurityTransform {
     try {
       found = authenticateWith(authenticator, request);
     } catch (error) {
-      found = this.#authenticatorFailed(authenticator, request, error);
+      found = authenticatorFailed(authenticator, request, error, this.#events);
     }
     if (isPromiseLike(found)) {
       return found.then(
         (user) => this.#authorize(user, request),
         (error: unknown) =>
-          this.#authorize(this.#authenticatorFailed(authenticator, request, error), request),
+          this.#authorize(authenticatorFailed(authenticator, request, error, this.#events), request),
       );
     }
     return this.#authorize(found, request);
@@ -173,29 +174,6 @@ export class SecurityTransform {
       authorizer.onDenied?.(decision, request) ??
       errorResponse(decision.reason === 'unauthenticated' ? 401 : 403, request);
     return { proceed: false, response, user };
-  }
-
-  /**
-   * An authenticator that throws is a failed authentication, never a 500 — except a
-   * `ConfigurationError` (e.g. no password encoder set), which is the application's
-   * bug and is rethrown so it is seen instead of hiding behind 401s.
-   */
-  #authenticatorFailed(
-    authenticator: Authenticator,
-    request: SecurityRequest,
-    error: unknown,
-  ): null {
-    if (error instanceof ConfigurationError) throw error;
-    if (this.#events.hasListeners) {
-      this.#events.publish({
-        type: 'authentication-failure',
-        username: undefined,
-        authenticationMethod: authenticator.authenticationMethod ?? 'custom',
-        reason: 'other',
-        request: summarize(request),
-      });
-    }
-    return null;
   }
 }
 

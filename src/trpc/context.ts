@@ -1,8 +1,7 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
-import { securityEvents, summarize, type SecurityEvents } from '../core/events.js';
-import type { SecurityRequest } from '../core/request.js';
-import { authenticateWith, type Authenticator } from '../core/security.js';
+import { securityEvents, type SecurityEvents } from '../core/events.js';
+import { authenticateWith, authenticatorFailed, type Authenticator } from '../core/security.js';
 import { didYouMean } from '../lib/suggest.js';
 import { requireNames } from '../lib/validate.js';
 import { CLIENT_ADDRESS } from './request-info.js';
@@ -83,9 +82,8 @@ export function createSecurityContext(options: SecurityContextOptions): Security
     let user: AuthenticatedUser | null;
     try {
       user = await authenticateWith(authenticator, request);
-    } catch {
-      user = null;
-      authenticatorFailed(authenticator, events, request);
+    } catch (error) {
+      user = authenticatorFailed(authenticator, request, error, events);
     }
     const ctx = { user, [CLIENT_ADDRESS]: request.clientAddress };
     return ctx;
@@ -133,24 +131,4 @@ function resolve(options: SecurityContextOptions): Settings {
       ? []
       : Object.freeze(requireNames('connectionParams', connectionParams));
   return { authenticator, names, events, anyTransport: dangerouslyAllowConnectionParamsOverHttp };
-}
-
-/** An authenticator that throws is a failed authentication, never a server error. */
-function authenticatorFailed(
-  authenticator: Authenticator,
-  events: SecurityEvents,
-  request: SecurityRequest,
-): void {
-  try {
-    if (!events.hasListeners) return;
-    events.publish({
-      type: 'authentication-failure',
-      username: undefined,
-      authenticationMethod: authenticator.authenticationMethod ?? 'custom',
-      reason: 'other',
-      request: summarize(request),
-    });
-  } catch {
-    // A faulty custom publisher must not break the request.
-  }
 }

@@ -1,9 +1,13 @@
-import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
-import { createSecurityRequest, type SecurityRequest } from '../core/request.js';
+import type { SecurityRequest } from '../core/request.js';
+import {
+  fetchRequestView,
+  isFetchRequest,
+  nodeRequestView,
+  type HeaderFallback,
+  type NodeRequestLike,
+} from '../lib/request-views.js';
 
-/** A node `http` request as portcullis reads it (node, standalone, Express, ws upgrade). */
-export type NodeRequestLike = Pick<IncomingMessage, 'headers' | 'method' | 'url' | 'socket'>;
+export type { NodeRequestLike };
 
 /** A Fastify request: the node request is `raw`. */
 export interface FastifyRequestLike {
@@ -31,41 +35,10 @@ export interface ContextOptionsLike {
  */
 export function toSecurityRequest(
   req: ContextOptionsLike['req'],
-  params: ReadonlyMap<string, string>,
+  params: HeaderFallback,
 ): SecurityRequest {
-  if (isFetchRequest(req)) {
-    const url = req.url;
-    return createSecurityRequest({
-      method: req.method,
-      url,
-      header: withParams((name) => req.headers.get(name) ?? undefined, params),
-      secure: url.startsWith('https:'),
-    });
-  }
-  const node = 'raw' in req ? req.raw : req;
-  const headers = node.headers;
-  return createSecurityRequest({
-    method: node.method ?? 'GET',
-    url: (node as NodeRequestLike & { originalUrl?: string }).originalUrl ?? node.url ?? '/',
-    header: withParams((name) => {
-      const value = headers[name];
-      return Array.isArray(value) ? value.join(name === 'cookie' ? '; ' : ', ') : value;
-    }, params),
-    clientAddress: node.socket.remoteAddress,
-    secure: (node.socket as Partial<TLSSocket>).encrypted === true,
-  });
-}
-
-function isFetchRequest(req: ContextOptionsLike['req']): req is Request {
-  return typeof (req as Partial<Request>).headers?.get === 'function';
-}
-
-function withParams(
-  header: (name: string) => string | undefined,
-  params: ReadonlyMap<string, string>,
-): (name: string) => string | undefined {
-  if (params.size === 0) return header;
-  return (name) => header(name) ?? params.get(name);
+  if (isFetchRequest(req)) return fetchRequestView(req, undefined, params);
+  return nodeRequestView('raw' in req ? req.raw : req, params);
 }
 
 /** Whether the request is a WebSocket upgrade (the ws adapter's `req`). @internal */

@@ -1,0 +1,87 @@
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { createSecurityRequest, type SecurityRequest } from '../core/request.js';
+
+/** A node `http` request as portcullis reads it (node, Express, Connect, a ws upgrade). */
+export type NodeRequestLike = Pick<IncomingMessage, 'headers' | 'method' | 'url' | 'socket'>;
+
+/** Header values read when the request itself has no such header (by lower-case name). */
+export type HeaderFallback = ReadonlyMap<string, string>;
+
+const NONE: HeaderFallback = new Map();
+
+/**
+ * The {@link SecurityRequest} view of a node `http` request. Express and Connect
+ * rewrite `req.url` below a mount point, so `originalUrl` is preferred: rules always
+ * see the full path the client asked for. Repeated headers are joined with `, `
+ * (cookies with `; `).
+ *
+ * @internal
+ */
+export function nodeRequestView(
+  req: NodeRequestLike,
+  fallback: HeaderFallback = NONE,
+  secure: boolean = (req.socket as Partial<TLSSocket>).encrypted === true,
+): SecurityRequest {
+  const headers = req.headers;
+  const header = (name: string): string | undefined => {
+    const value = headers[name];
+    return Array.isArray(value) ? value.join(name === 'cookie' ? '; ' : ', ') : value;
+  };
+  return createSecurityRequest({
+    method: req.method ?? 'GET',
+    url: (req as NodeRequestLike & { originalUrl?: string }).originalUrl ?? req.url ?? '/',
+    header: withFallback(header, fallback),
+    clientAddress: req.socket.remoteAddress,
+    secure,
+  });
+}
+
+/**
+ * The {@link SecurityRequest} view of a Fetch API `Request`. The URL is absolute, so
+ * `secure` is its scheme; the client address is unknown unless given.
+ *
+ * @internal
+ */
+export function fetchRequestView(
+  request: Request,
+  clientAddress?: string,
+  fallback: HeaderFallback = NONE,
+): SecurityRequest {
+  const url = request.url;
+  return createSecurityRequest({
+    method: request.method,
+    url,
+    header: withFallback((name) => request.headers.get(name) ?? undefined, fallback),
+    clientAddress,
+    secure: url.startsWith('https:'),
+  });
+}
+
+/** Whether a value is a Fetch API `Request` (or looks enough like one). @internal */
+export function isFetchRequest(value: unknown): value is Request {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<Request>).url === 'string' &&
+    typeof (value as Partial<Request>).headers?.get === 'function'
+  );
+}
+
+/** Whether a value is a node `http` request (or looks enough like one). @internal */
+export function isNodeRequest(value: unknown): value is NodeRequestLike {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<NodeRequestLike>).headers === 'object' &&
+    typeof (value as Partial<NodeRequestLike>).socket === 'object'
+  );
+}
+
+function withFallback(
+  header: (name: string) => string | undefined,
+  fallback: HeaderFallback,
+): (name: string) => string | undefined {
+  if (fallback.size === 0) return header;
+  return (name) => header(name) ?? fallback.get(name);
+}
