@@ -136,7 +136,10 @@ export class SecurityTransform {
       return found.then(
         (user) => this.#authorize(user, request),
         (error: unknown) =>
-          this.#authorize(authenticatorFailed(authenticator, request, error, this.#events), request),
+          this.#authorize(
+            authenticatorFailed(authenticator, request, error, this.#events),
+            request,
+          ),
       );
     }
     return this.#authorize(found, request);
