@@ -14,6 +14,7 @@ const needs = {
   './argon2': ['argon2'],
   './fastify': ['fastify'],
   './trpc': ['@trpc/server'],
+  './graphql': ['graphql', '@graphql-tools/utils'],
 };
 const devVersion = (name) =>
   JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;

@@ -85,3 +85,26 @@ function withFallback(
   if (fallback.size === 0) return header;
   return (name) => header(name) ?? fallback.get(name);
 }
+
+/**
+ * The connection parameters to read as headers: the configured names the client
+ * sent as strings, when `allowed` (a WebSocket connection, or any request when
+ * the application opted in).
+ *
+ * @internal
+ */
+export function readConnectionParams(
+  names: readonly string[],
+  info: { readonly connectionParams?: unknown } | null | undefined,
+  allowed: boolean,
+): ReadonlyMap<string, string> {
+  const params = info?.connectionParams as Readonly<Record<string, unknown>> | null | undefined;
+  const found = new Map<string, string>();
+  if (!params || !allowed || typeof params !== 'object') return found;
+  for (const name of names) {
+    if (!Object.hasOwn(params, name)) continue;
+    const value = params[name];
+    if (typeof value === 'string') found.set(name.toLowerCase(), value);
+  }
+  return found;
+}

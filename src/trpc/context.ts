@@ -4,8 +4,9 @@ import { securityEvents, type SecurityEvents } from '../core/events.js';
 import { authenticateWith, authenticatorFailed, type Authenticator } from '../core/security.js';
 import { didYouMean } from '../lib/suggest.js';
 import { requireNames } from '../lib/validate.js';
-import { CLIENT_ADDRESS } from './request-info.js';
-import { isWebSocketUpgrade, readConnectionParams, toSecurityRequest } from './request.js';
+import { CLIENT_ADDRESS } from '../lib/client-address.js';
+import { readConnectionParams } from '../lib/request-views.js';
+import { isWebSocketUpgrade, toSecurityRequest } from './request.js';
 import type { UserContext } from './types.js';
 import type { ContextOptionsLike } from './request.js';
 

@@ -5,7 +5,7 @@ import { AccessDeniedError, AuthenticationRequiredError } from '../core/errors.j
 import { summarize, type SecurityEvents } from '../core/events.js';
 import { isPromiseLike } from '../lib/promise.js';
 import type { GuardSettings } from './options.js';
-import { clientAddressOf } from './request-info.js';
+import { clientAddressOf } from '../lib/client-address.js';
 import type { Rule } from './rule.js';
 import { bindToUser } from './subscription.js';
 import type { Guard, OpenGuard, UserContext } from './types.js';

@@ -50,26 +50,3 @@ export function isWebSocketUpgrade(req: ContextOptionsLike['req']): boolean {
       : (node as { headers: Record<string, unknown> }).headers.upgrade;
   return typeof upgrade === 'string' && upgrade.toLowerCase() === 'websocket';
 }
-
-/**
- * The connection parameters to read as headers: the configured names the client
- * sent as strings, when `allowed` (a WebSocket connection, or any request when
- * the application opted in).
- *
- * @internal
- */
-export function readConnectionParams(
-  names: readonly string[],
-  info: ContextOptionsLike['info'],
-  allowed: boolean,
-): ReadonlyMap<string, string> {
-  const params = info?.connectionParams;
-  const found = new Map<string, string>();
-  if (!params || !allowed || typeof params !== 'object') return found;
-  for (const name of names) {
-    if (!Object.hasOwn(params, name)) continue;
-    const value = params[name];
-    if (typeof value === 'string') found.set(name.toLowerCase(), value);
-  }
-  return found;
-}

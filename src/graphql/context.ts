@@ -1,0 +1,166 @@
+import type { AuthenticatedUser } from '../core/authenticated-user.js';
+import { ConfigurationError } from '../core/errors.js';
+import { securityEvents, type SecurityEvents } from '../core/events.js';
+import type { SecurityRequest } from '../core/request.js';
+import { authenticateWith, authenticatorFailed, type Authenticator } from '../core/security.js';
+import { CLIENT_ADDRESS } from '../lib/client-address.js';
+import {
+  fetchRequestView,
+  isFetchRequest,
+  isNodeRequest,
+  nodeRequestView,
+  readConnectionParams,
+  type NodeRequestLike,
+} from '../lib/request-views.js';
+import { didYouMean } from '../lib/suggest.js';
+import { requireNames } from '../lib/validate.js';
+
+/** Options of {@link createSecurityContext}. */
+export interface SecurityContextOptions {
+  /** Who the caller is: HTTP Basic, JWT, sessions, or any {@link Authenticator}. */
+  readonly authenticator: Authenticator;
+  /**
+   * The `connectionParams` a graphql-ws client may send its credential in (browsers
+   * cannot set headers on a WebSocket): each named parameter is read as the header
+   * of the same name (lower-cased) when the upgrade request has no such header.
+   * Only WebSocket contexts (graphql-ws's `{ extra: { request }, connectionParams }`)
+   * read them. `false` reads none.
+   * @defaultValue `['authorization']`
+   */
+  readonly connectionParams?: readonly string[] | false;
+  /**
+   * Where an `authentication-failure` event goes when the authenticator throws.
+   * @defaultValue `securityEvents`
+   */
+  readonly events?: SecurityEvents;
+}
+
+/** The part of the GraphQL context {@link createSecurityContext} fills. */
+export interface GraphQLSecurityContext {
+  /** The authenticated user, or `null` for an anonymous request. */
+  readonly user: AuthenticatedUser | null;
+}
+
+/**
+ * What the context factories of GraphQL servers receive, as far as portcullis
+ * reads it: a node request, a Fetch `Request`, or an object holding one as `req`
+ * (Apollo Server, Express), `raw` (graphql-http) or `request` (GraphQL Yoga), or
+ * graphql-ws's context (`extra.request` and `connectionParams`).
+ */
+export type GraphQLContextInput =
+  | NodeRequestLike
+  | Request
+  | {
+      readonly req?: unknown;
+      readonly raw?: unknown;
+      readonly request?: unknown;
+      readonly extra?: unknown;
+      readonly connectionParams?: unknown;
+    };
+
+/** The function {@link createSecurityContext} returns. */
+export type GraphQLSecurityContextFactory = (
+  input: GraphQLContextInput,
+) => Promise<GraphQLSecurityContext>;
+
+const KNOWN = ['authenticator', 'connectionParams', 'events'];
+
+/**
+ * Builds the GraphQL context's `user` (an `AuthenticatedUser`, or `null`) from an
+ * {@link Authenticator}, once per request, for the directives to read. A bad or
+ * missing credential gives `user: null` (protected fields answer
+ * `UNAUTHENTICATED`), never an error; an authenticator that throws counts as a
+ * failed authentication (an `authentication-failure` event).
+ *
+ * @throws ConfigurationError for invalid options; the returned function throws one
+ * when it finds no request in what it is given
+ *
+ * @example
+ * ```ts
+ * const security = createSecurityContext({ authenticator });
+ * // graphql-http:  context: (req) => security(req)
+ * // GraphQL Yoga:  context: (initial) => security(initial)
+ * // Apollo Server: context: async ({ req }) => ({ ...(await security(req)), db })
+ * ```
+ */
+export function createSecurityContext(
+  options: SecurityContextOptions,
+): GraphQLSecurityContextFactory {
+  const { authenticator, names, events } = resolve(options);
+  return async (input) => {
+    const request = findRequest(input, names);
+    let user: AuthenticatedUser | null;
+    try {
+      user = await authenticateWith(authenticator, request);
+    } catch (error) {
+      user = authenticatorFailed(authenticator, request, error, events);
+    }
+    return { user, [CLIENT_ADDRESS]: request.clientAddress };
+  };
+}
+
+/** The request in a context factory's argument, looking through `req`, `raw`, `request`. */
+function findRequest(input: unknown, names: readonly string[]): SecurityRequest {
+  const found = search(input, names, 0);
+  if (found) return found;
+  throw new ConfigurationError(
+    'createSecurityContext',
+    'found no request: pass the node request, the Fetch Request, or the object holding it as req, raw or request',
+  );
+}
+
+function search(
+  input: unknown,
+  names: readonly string[],
+  depth: number,
+): SecurityRequest | undefined {
+  if (isFetchRequest(input)) return fetchRequestView(input);
+  if (isNodeRequest(input)) return nodeRequestView(input);
+  if (depth > 2 || typeof input !== 'object' || input === null) return undefined;
+  const holder = input as Exclude<GraphQLContextInput, NodeRequestLike | Request>;
+  const extra = holder.extra as { request?: unknown } | null | undefined;
+  if (typeof extra === 'object' && extra !== null && isNodeRequest(extra.request)) {
+    // graphql-ws: the upgrade request, and the credential in connectionParams.
+    return nodeRequestView(extra.request, readConnectionParams(names, holder, true));
+  }
+  for (const key of ['req', 'raw', 'request'] as const) {
+    const inner = holder[key];
+    if (inner !== undefined && inner !== input) {
+      const found = search(inner, names, depth + 1);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+interface Resolved {
+  readonly authenticator: Authenticator;
+  readonly names: readonly string[];
+  readonly events: SecurityEvents;
+}
+
+function resolve(options: SecurityContextOptions): Resolved {
+  if (typeof options !== 'object' || (options as unknown) === null) {
+    throw new ConfigurationError('options', 'must be an object with an authenticator');
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.includes(key)) {
+      throw new ConfigurationError(
+        key,
+        `is not an option of createSecurityContext${didYouMean(key, KNOWN)}`,
+      );
+    }
+  }
+  const { authenticator, connectionParams = ['authorization'], events = securityEvents } = options;
+  if (typeof (authenticator as Partial<Authenticator> | null)?.getUser !== 'function') {
+    throw new ConfigurationError('authenticator', 'must be an Authenticator');
+  }
+  if (typeof (events as Partial<SecurityEvents> | null)?.publish !== 'function') {
+    throw new ConfigurationError('events', 'must be a SecurityEvents publisher');
+  }
+  const names =
+    connectionParams === false
+      ? []
+      : Object.freeze(requireNames('connectionParams', connectionParams));
+  return { authenticator, names, events };
+}

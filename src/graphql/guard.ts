@@ -1,0 +1,122 @@
+import {
+  GraphQLError,
+  responsePathAsArray,
+  type GraphQLFieldResolver,
+  type GraphQLResolveInfo,
+} from 'graphql';
+import type { AuthenticatedUser } from '../core/authenticated-user.js';
+import { SecurityContext } from '../core/context.js';
+import { summarize } from '../core/events.js';
+import { isPromiseLike } from '../lib/promise.js';
+import type { FieldRule } from './analyze.js';
+import { clientAddressOf } from '../lib/client-address.js';
+import type { GraphQLDenial, Settings } from './options.js';
+
+type Resolver = GraphQLFieldResolver<unknown, unknown, Record<string, unknown>>;
+
+/**
+ * Wraps a field's resolver (or `subscribe`) in its rule: the resolver runs only
+ * when the user passes, with the user in the `SecurityContext`. A synchronous rule
+ * answers synchronously (no promise per field); a denial throws the field's
+ * `GraphQLError`, so the executor nulls that field and the rest still resolves.
+ *
+ * @internal
+ */
+export function guardResolver(rule: FieldRule, resolve: Resolver, settings: Settings): Resolver {
+  const userOf = settings.userOf;
+  const evaluate = rule.expression.evaluate as (
+    user: AuthenticatedUser | null,
+    args: unknown,
+  ) => boolean | Promise<boolean>;
+
+  const proceed = (
+    user: AuthenticatedUser | null,
+    source: unknown,
+    args: Record<string, unknown>,
+    context: unknown,
+    info: GraphQLResolveInfo,
+  ): unknown => {
+    const passed = evaluate(user, args);
+    if (passed === true) return runAs(user, resolve, source, args, context, info);
+    if (passed === false)
+      throw denial(rule, settings, user, context, responsePathAsArray(info.path));
+    return passed.then((ok) => {
+      if (!ok) throw denial(rule, settings, user, context, responsePathAsArray(info.path));
+      return runAs(user, resolve, source, args, context, info);
+    });
+  };
+
+  return (source, args, context, info) => {
+    const user = userOf(context);
+    if (isPromiseLike(user)) {
+      return user.then((u) => proceed(u, source, args, context, info));
+    }
+    return proceed(user, source, args, context, info);
+  };
+}
+
+function runAs(
+  user: AuthenticatedUser | null,
+  resolve: Resolver,
+  source: unknown,
+  args: Record<string, unknown>,
+  context: unknown,
+  info: GraphQLResolveInfo,
+): unknown {
+  // The HTTP adapters (or an earlier field) may have filled it already.
+  if (SecurityContext.getUser() === user) return resolve(source, args, context, info);
+  return SecurityContext.run(user, () => resolve(source, args, context, info));
+}
+
+/**
+ * The error of a denial (`UNAUTHENTICATED` / 401 for an anonymous caller,
+ * `FORBIDDEN` / 403 otherwise), after publishing its `access-denied` event.
+ *
+ * @internal
+ */
+export function denial(
+  rule: FieldRule,
+  settings: Settings,
+  user: AuthenticatedUser | null,
+  context: unknown,
+  path: readonly (string | number)[],
+): Error {
+  const events = settings.events;
+  try {
+    if (events.hasListeners) {
+      events.publish({
+        type: 'access-denied',
+        username: user?.username ?? null,
+        rule: `${rule.coordinate} → ${rule.expression.source}`,
+        request: summarize({
+          method: 'GRAPHQL',
+          rawPath: rule.coordinate,
+          clientAddress: clientAddressOf(context),
+        }),
+      });
+    }
+  } catch {
+    // A faulty custom publisher must not turn a denial into a server error.
+  }
+  const anonymous = user === null;
+  const detail = settings.debug ? ` by ${rule.expression.source}` : '';
+  const denied: GraphQLDenial = {
+    code: anonymous ? 'UNAUTHENTICATED' : 'FORBIDDEN',
+    status: anonymous ? 401 : 403,
+    coordinate: rule.coordinate,
+    rule: rule.expression.source,
+    path,
+    message: anonymous ? `Authentication is required${detail}` : `Access is denied${detail}`,
+  };
+  if (settings.createError) {
+    try {
+      const custom = settings.createError(denied);
+      if (custom instanceof Error) return custom;
+    } catch {
+      // Fall back to the default error: a denial stays a denial.
+    }
+  }
+  return new GraphQLError(denied.message, {
+    extensions: { code: denied.code, http: { status: denied.status } },
+  });
+}

@@ -1,0 +1,36 @@
+/**
+ * GraphQL SDL directives (`@secured`, `@rolesAllowed`, `@preAuthorize`,
+ * `@permitAll`, `@denyAll`, `@authenticated`) backed by the security-expression
+ * language: a graphql-tools style `{ typeDefs, transformer }`, a context helper
+ * that fills `context.user` from any `Authenticator`, and an optional
+ * all-or-nothing operation check. Needs the optional peers `graphql` and
+ * `@graphql-tools/utils`.
+ *
+ * @module portcullis/graphql
+ */
+export type { DefaultPolicy } from './analyze.js';
+export {
+  createSecurityContext,
+  type GraphQLContextInput,
+  type GraphQLSecurityContext,
+  type GraphQLSecurityContextFactory,
+  type SecurityContextOptions,
+} from './context.js';
+export { securityDirectivesTypeDefs, type SecurityDirectiveName } from './directives.js';
+export {
+  SchemaSecurityError,
+  type SchemaLocation,
+  type SchemaSecurityProblem,
+  type SchemaSecurityProblemCode,
+} from './errors.js';
+export {
+  checkOperation,
+  useOperationCheck,
+  withOperationCheck,
+  type EnvelopHookPayload,
+  type ExecuteLike,
+  type OperationArgs,
+  type OperationCheckPlugin,
+} from './operation.js';
+export type { GraphQLDenial, SecurityDirectivesOptions, UserLike } from './options.js';
+export { checkSchemaSecurity, securityDirectives, type SecurityDirectives } from './transformer.js';

@@ -1,0 +1,159 @@
+import { AuthenticatedUser } from '../core/authenticated-user.js';
+import { ConfigurationError } from '../core/errors.js';
+import { securityEvents, type SecurityEvents } from '../core/events.js';
+import type { ExpressionFunctions } from '../expression/index.js';
+import { isPromiseLike } from '../lib/promise.js';
+import { didYouMean } from '../lib/suggest.js';
+import type { DefaultPolicy } from './analyze.js';
+
+/** What a user getter may return: the user, nothing (anonymous), or a promise of either. */
+export type UserLike =
+  AuthenticatedUser | null | undefined | PromiseLike<AuthenticatedUser | null | undefined>;
+
+/** A denial, as {@link SecurityDirectivesOptions.createError} receives it. */
+export interface GraphQLDenial {
+  /** `UNAUTHENTICATED` for an anonymous caller, `FORBIDDEN` for an authenticated one. */
+  readonly code: 'UNAUTHENTICATED' | 'FORBIDDEN';
+  /** 401 or 403. */
+  readonly status: 401 | 403;
+  /** The field's schema coordinate, e.g. `Query.adminDashboard`. */
+  readonly coordinate: string;
+  /** The rule that denied, in expression syntax (for logs; do not show it to clients). */
+  readonly rule: string;
+  /** The response path of the field, e.g. `['posts', 0, 'author']`. */
+  readonly path: readonly (string | number)[];
+  /** The default message (with the rule when `debug` is on). */
+  readonly message: string;
+}
+
+/** Options of {@link securityDirectives}. */
+export interface SecurityDirectivesOptions {
+  /**
+   * The rule of fields without a security directive (directly, on their type or an
+   * interface): `'permitAll'` leaves them open; `'authenticated'` or `'denyAll'`
+   * make the schema deny-by-default. Introspection (`__schema`, `__type`,
+   * `__typename`) and Apollo Federation's `_service` / `_entities` stay reachable.
+   * @defaultValue `'permitAll'`
+   */
+  readonly defaultPolicy?: DefaultPolicy;
+  /**
+   * Where the user is in the GraphQL context. Anything but an `AuthenticatedUser`
+   * (or a promise of one) counts as anonymous.
+   * @defaultValue `(context) => context.user`, as filled by `createSecurityContext`
+   */
+  readonly user?: (context: unknown) => UserLike;
+  /** Custom functions for `@preAuthorize` expressions (see `compileExpression`). */
+  readonly functions?: ExpressionFunctions;
+  /**
+   * Show the denying rule in error messages (development only: it tells clients
+   * how the schema is protected).
+   * @defaultValue `false`
+   */
+  readonly debug?: boolean;
+  /**
+   * Where `access-denied` (and custom-function `expression-error`) events go.
+   * @defaultValue `securityEvents`
+   */
+  readonly events?: SecurityEvents;
+  /**
+   * Builds the error of a denial, to change its message or extensions. The default
+   * is a `GraphQLError` with `extensions: { code, http: { status } }`. A function
+   * that throws or returns no `Error` falls back to the default.
+   */
+  readonly createError?: (denial: GraphQLDenial) => Error;
+}
+
+/** The validated options. @internal */
+export interface Settings {
+  readonly defaultPolicy: DefaultPolicy;
+  readonly userOf: (
+    context: unknown,
+  ) => AuthenticatedUser | null | Promise<AuthenticatedUser | null>;
+  readonly functions: ExpressionFunctions | undefined;
+  readonly debug: boolean;
+  readonly events: SecurityEvents;
+  readonly createError: ((denial: GraphQLDenial) => Error) | undefined;
+}
+
+const KNOWN = ['defaultPolicy', 'user', 'functions', 'debug', 'events', 'createError'];
+const POLICIES: readonly string[] = ['permitAll', 'authenticated', 'denyAll'];
+
+/** Validates the options of `securityDirectives`. @internal */
+export function resolveSettings(options: SecurityDirectivesOptions | undefined): Settings {
+  if (options === undefined) return DEFAULTS;
+  if (typeof options !== 'object' || (options as unknown) === null) {
+    throw new ConfigurationError('options', 'must be an object');
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.includes(key)) {
+      throw new ConfigurationError(
+        key,
+        `is not an option of securityDirectives${didYouMean(key, KNOWN)}`,
+      );
+    }
+  }
+  const {
+    defaultPolicy = 'permitAll',
+    user,
+    functions,
+    debug = false,
+    events = securityEvents,
+    createError,
+  } = options;
+  if (!POLICIES.includes(defaultPolicy)) {
+    throw new ConfigurationError(
+      'defaultPolicy',
+      `must be 'permitAll', 'authenticated' or 'denyAll'${didYouMean(defaultPolicy, POLICIES)}`,
+    );
+  }
+  if (user !== undefined && typeof user !== 'function') {
+    throw new ConfigurationError('user', 'must be a function (context) => user');
+  }
+  if (
+    functions !== undefined &&
+    (typeof functions !== 'object' || (functions as unknown) === null)
+  ) {
+    throw new ConfigurationError('functions', 'must be an object of custom functions');
+  }
+  if (typeof debug !== 'boolean') throw new ConfigurationError('debug', 'must be a boolean');
+  if (typeof (events as Partial<SecurityEvents> | null)?.publish !== 'function') {
+    throw new ConfigurationError('events', 'must be a SecurityEvents publisher');
+  }
+  if (createError !== undefined && typeof createError !== 'function') {
+    throw new ConfigurationError('createError', 'must be a function (denial) => Error');
+  }
+  return Object.freeze({
+    defaultPolicy,
+    userOf: user === undefined ? defaultUserOf : customUserOf(user),
+    functions,
+    debug,
+    events,
+    createError,
+  });
+}
+
+/** `context.user`, when it is an `AuthenticatedUser`. */
+function defaultUserOf(context: unknown): AuthenticatedUser | null {
+  const user = (context as { user?: unknown } | null | undefined)?.user;
+  return user instanceof AuthenticatedUser ? user : null;
+}
+
+function customUserOf(getter: (context: unknown) => UserLike): Settings['userOf'] {
+  return (context) => {
+    const user = getter(context);
+    if (user instanceof AuthenticatedUser) return user;
+    if (isPromiseLike(user)) {
+      return Promise.resolve(user).then((u) => (u instanceof AuthenticatedUser ? u : null));
+    }
+    return null;
+  };
+}
+
+const DEFAULTS: Settings = Object.freeze({
+  defaultPolicy: 'permitAll',
+  userOf: defaultUserOf,
+  functions: undefined,
+  debug: false,
+  events: securityEvents,
+  createError: undefined,
+});
