@@ -9,6 +9,11 @@ export default defineConfig({
     alias: [
       { find: /^portcullis$/u, replacement: `${src}index.ts` },
       { find: /^portcullis\/(.*)$/u, replacement: `${src}$1/index.ts` },
+      // graphql 16 ships CommonJS (`main`) and ESM (`module`) side by side. Node's ESM
+      // loader picks `main`, so graphql-tools, graphql-http, Yoga and Apollo share the
+      // CommonJS copy; the sources must get the same one, not Vite's `module` pick (a
+      // second copy fails graphql's instanceof checks).
+      { find: /^graphql$/u, replacement: 'graphql/index.js' },
     ],
   },
   test: {

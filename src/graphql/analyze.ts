@@ -344,7 +344,8 @@ class Analyzer {
   /** Whether the schema's definition of a directive (if any) is portcullis's; reports when not. */
   #checkDefinition(name: SecurityDirectiveName): boolean {
     const definition = this.#schema.getDirective(name);
-    if (!definition) return false;
+    // Undefined: code-first schemas may still carry it in `extensions.directives`.
+    if (!definition) return true;
     const expected = DIRECTIVE_ARGUMENTS[name];
     const actual = Object.fromEntries(definition.args.map((a) => [a.name, String(a.type)]));
     const same =

@@ -1,0 +1,55 @@
+/** In-process helpers for the directive tests: build, transform, execute. */
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { graphql, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { AuthenticatedUser, User } from '../../src/index.js';
+import { securityDirectives, type SecurityDirectivesOptions } from '../../src/graphql/index.js';
+
+/** A user with roles and authorities. */
+export function userWith(
+  username: string,
+  roles: readonly string[] = [],
+  authorities: readonly string[] = [],
+): AuthenticatedUser {
+  return AuthenticatedUser.from(
+    new User(username, 'unused').withRoles(roles).withAuthorities(authorities),
+  );
+}
+
+export const ALICE = userWith('alice', ['USER'], ['posts:read']);
+export const WRITER = userWith('writer', ['USER'], ['posts:read', 'posts:write']);
+export const ADMIN = userWith('admin', ['ADMIN', 'USER'], ['posts:read', 'users:write']);
+export const GUEST = userWith('guest');
+
+/** Makes an executable schema with the directives' SDL, then applies the transformer. */
+export function secureSchema(
+  sdl: string,
+  resolvers: Record<string, unknown> = {},
+  options?: SecurityDirectivesOptions,
+): GraphQLSchema {
+  const { typeDefs, transformer } = securityDirectives(options);
+  return transformer(makeExecutableSchema({ typeDefs: [typeDefs, sdl], resolvers }));
+}
+
+/** Runs an operation as `user` (the default `context.user`). */
+export async function run(
+  schema: GraphQLSchema,
+  source: string,
+  user: AuthenticatedUser | null,
+  variableValues?: Record<string, unknown>,
+): Promise<ExecutionResult> {
+  return graphql({
+    schema,
+    source,
+    contextValue: { user },
+    variableValues: variableValues ?? null,
+  });
+}
+
+/** The error code at each error path, as `path → code`. */
+export function denials(result: ExecutionResult): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const error of result.errors ?? []) {
+    out[(error.path ?? []).join('.')] = error.extensions['code'];
+  }
+  return out;
+}
