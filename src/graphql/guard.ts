@@ -7,6 +7,7 @@ import {
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { SecurityContext } from '../core/context.js';
 import { summarize } from '../core/events.js';
+import { bindToUser } from '../lib/bind-to-user.js';
 import { isPromiseLike } from '../lib/promise.js';
 import type { FieldRule } from './analyze.js';
 import { clientAddressOf } from '../lib/client-address.js';
@@ -22,7 +23,13 @@ type Resolver = GraphQLFieldResolver<unknown, unknown, Record<string, unknown>>;
  *
  * @internal
  */
-export function guardResolver(rule: FieldRule, resolve: Resolver, settings: Settings): Resolver {
+export function guardResolver(
+  rule: FieldRule,
+  resolve: Resolver,
+  settings: Settings,
+  subscribe = false,
+): Resolver {
+  const run = subscribe ? runSubscribeAs : runAs;
   const userOf = settings.userOf;
   const evaluate = rule.expression.evaluate as (
     user: AuthenticatedUser | null,
@@ -37,12 +44,12 @@ export function guardResolver(rule: FieldRule, resolve: Resolver, settings: Sett
     info: GraphQLResolveInfo,
   ): unknown => {
     const passed = evaluate(user, args);
-    if (passed === true) return runAs(user, resolve, source, args, context, info);
+    if (passed === true) return run(user, resolve, source, args, context, info);
     if (passed === false)
       throw denial(rule, settings, user, context, responsePathAsArray(info.path));
     return passed.then((ok) => {
       if (!ok) throw denial(rule, settings, user, context, responsePathAsArray(info.path));
-      return runAs(user, resolve, source, args, context, info);
+      return run(user, resolve, source, args, context, info);
     });
   };
 
@@ -66,6 +73,23 @@ function runAs(
   // The HTTP adapters (or an earlier field) may have filled it already.
   if (SecurityContext.getUser() === user) return resolve(source, args, context, info);
   return SecurityContext.run(user, () => resolve(source, args, context, info));
+}
+
+/**
+ * `subscribe` with the user in the `SecurityContext`, and its event stream bound to
+ * the user: the server pulls events later, outside this call.
+ */
+function runSubscribeAs(
+  user: AuthenticatedUser | null,
+  resolve: Resolver,
+  source: unknown,
+  args: Record<string, unknown>,
+  context: unknown,
+  info: GraphQLResolveInfo,
+): unknown {
+  const stream = SecurityContext.run(user, () => resolve(source, args, context, info));
+  if (isPromiseLike(stream)) return Promise.resolve(stream).then((s) => bindToUser(s, user));
+  return bindToUser(stream, user);
 }
 
 /**

@@ -122,7 +122,7 @@ function guardField(
     resolve: guardResolver(rule, config.resolve ?? defaultFieldResolver, settings),
     // A subscription is refused before its source stream is created, not only per event.
     ...(subscriptionRoot
-      ? { subscribe: guardResolver(rule, config.subscribe ?? defaultFieldResolver, settings) }
+      ? { subscribe: guardResolver(rule, config.subscribe ?? defaultFieldResolver, settings, true) }
       : {}),
     extensions: { ...config.extensions, [EXTENSION_KEY]: rule },
   };

@@ -7,7 +7,7 @@ import { isPromiseLike } from '../lib/promise.js';
 import type { GuardSettings } from './options.js';
 import { clientAddressOf } from '../lib/client-address.js';
 import type { Rule } from './rule.js';
-import { bindToUser } from './subscription.js';
+import { bindToUser } from '../lib/bind-to-user.js';
 import type { Guard, OpenGuard, UserContext } from './types.js';
 
 /** The root whose `middleware()` builds the guards; its context is all a guard needs. */

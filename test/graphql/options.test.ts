@@ -227,7 +227,9 @@ describe('denial errors and events', () => {
   it('publishes access-denied events with the coordinate and no credential', async () => {
     const events = new SecurityEvents();
     const seen: SecurityEvent[] = [];
-    events.on('access-denied', (e) => seen.push(e));
+    events.on('access-denied', (e) => {
+      seen.push(e);
+    });
     const schema = secureSchema(SDL, resolvers, { events });
     await run(schema, '{ admin }', ALICE);
     await run(schema, '{ admin }', null);

@@ -1,5 +1,6 @@
 /** In-process helpers for the directive tests: build, transform, execute. */
 import { makeExecutableSchema } from '@graphql-tools/schema';
+import type { IResolvers } from '@graphql-tools/utils';
 import { graphql, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { AuthenticatedUser, User } from '../../src/index.js';
 import { securityDirectives, type SecurityDirectivesOptions } from '../../src/graphql/index.js';
@@ -23,7 +24,7 @@ export const GUEST = userWith('guest');
 /** Makes an executable schema with the directives' SDL, then applies the transformer. */
 export function secureSchema(
   sdl: string,
-  resolvers: Record<string, unknown> = {},
+  resolvers: IResolvers = {},
   options?: SecurityDirectivesOptions,
 ): GraphQLSchema {
   const { typeDefs, transformer } = securityDirectives(options);

@@ -60,7 +60,8 @@ export class TestEventSource {
       this.#dispatch('open', {});
       const decoder = new TextDecoder();
       let buffer = '';
-      for await (const chunk of response.body) {
+      // Cast: DOM typings (pulled in by some GraphQL servers) lack the async iterator.
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
         buffer += decoder.decode(chunk as Uint8Array, { stream: true });
         let end: number;
         while ((end = buffer.indexOf('\n\n')) !== -1) {
