@@ -281,7 +281,7 @@ describe('configuration', () => {
 
   it('refuses a value that is not a schema, and a schema transformed twice', () => {
     const { transformer } = securityDirectives();
-    expect(() => transformer({} as GraphQLSchema)).toThrow(ConfigurationError);
+    expect(() => transformer({} as unknown as GraphQLSchema)).toThrow(ConfigurationError);
     const once = secureSchema(SDL, resolvers);
     expect(() => transformer(once)).toThrow(/already went through/u);
   });

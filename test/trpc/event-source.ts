@@ -62,7 +62,7 @@ export class TestEventSource {
       let buffer = '';
       // Cast: DOM typings (pulled in by some GraphQL servers) lack the async iterator.
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        buffer += decoder.decode(chunk, { stream: true });
         let end: number;
         while ((end = buffer.indexOf('\n\n')) !== -1) {
           this.#event(buffer.slice(0, end));
