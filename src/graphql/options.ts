@@ -20,7 +20,10 @@ export interface GraphQLDenial {
   readonly coordinate: string;
   /** The rule that denied, in expression syntax (for logs; do not show it to clients). */
   readonly rule: string;
-  /** The response path of the field, e.g. `['posts', 0, 'author']`. */
+  /**
+   * The response path of the field, e.g. `['posts', 0, 'author']` (from the operation
+   * check, which runs before any list exists: field names and aliases only).
+   */
   readonly path: readonly (string | number)[];
   /** The default message (with the rule when `debug` is on). */
   readonly message: string;
