@@ -5,11 +5,13 @@
  *   npm run bench -- rules        # only the in-process rule lookup
  *   npm run bench -- expression   # only the expression evaluation
  *   npm run bench -- trpc         # only the tRPC guard
+ *   npm run bench -- graphql      # only the GraphQL directives against graphql-shield
  *   npm run bench -- http --seconds 5 --rounds 3
  */
 import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchExpressions, printExpressions } from './expression.js';
+import { benchGraphql, printGraphql } from './graphql.js';
 import { benchHttp, printHttp } from './http.js';
 import { pinSelf } from './lib.js';
 import { benchRules, printRules } from './rules.js';
@@ -33,6 +35,7 @@ console.log(
 
 if (want('expression')) printExpressions(await benchExpressions());
 if (want('rules')) printRules(benchRules());
+if (want('graphql')) printGraphql(await benchGraphql());
 const load = {
   seconds: Number(values.seconds),
   rounds: Number(values.rounds),

@@ -1,6 +1,7 @@
 import {
   GraphQLError,
   responsePathAsArray,
+  type ASTNode,
   type GraphQLFieldResolver,
   type GraphQLResolveInfo,
 } from 'graphql';
@@ -46,9 +47,17 @@ export function guardResolver(
     const passed = evaluate(user, args);
     if (passed === true) return run(user, resolve, source, args, context, info);
     if (passed === false)
-      throw denial(rule, settings, user, context, responsePathAsArray(info.path));
+      throw denial(rule, settings, user, context, responsePathAsArray(info.path), info.fieldNodes);
     return passed.then((ok) => {
-      if (!ok) throw denial(rule, settings, user, context, responsePathAsArray(info.path));
+      if (!ok)
+        throw denial(
+          rule,
+          settings,
+          user,
+          context,
+          responsePathAsArray(info.path),
+          info.fieldNodes,
+        );
       return run(user, resolve, source, args, context, info);
     });
   };
@@ -104,6 +113,7 @@ export function denial(
   user: AuthenticatedUser | null,
   context: unknown,
   path: readonly (string | number)[],
+  nodes: readonly ASTNode[],
 ): Error {
   const events = settings.events;
   try {
@@ -140,7 +150,19 @@ export function denial(
       // Fall back to the default error: a denial stays a denial.
     }
   }
-  return new GraphQLError(denied.message, {
-    extensions: { code: denied.code, http: { status: denied.status } },
-  });
+  // Built located (nodes and path), so graphql-js uses it as it is instead of wrapping
+  // it in a second error; and without a stack, which would only point into the
+  // executor: a denial is an expected outcome, and aliasing a protected field many
+  // times must not make each copy cost a stack capture.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new GraphQLError(denied.message, {
+      nodes,
+      path,
+      extensions: { code: denied.code, http: { status: denied.status } },
+    });
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }

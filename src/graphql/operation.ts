@@ -96,7 +96,8 @@ async function decide(
     const outcome = outcomes[index];
     const passed = isPromiseLike(outcome) ? await outcome : outcome;
     if (passed === true) continue;
-    const error = denial(check.rule, settings, user, context, check.path);
+    const error = denial(check.rule, settings, user, context, check.path, [check.node]);
+    // A custom error from `createError` is located here; the default one already is.
     errors.push(locatedError(error, [check.node], check.path));
   }
   return errors;
@@ -157,13 +158,15 @@ function collectChecks(args: OperationArgs): Check[] {
     const name = node.name.value;
     // Introspection (`__typename`, `__schema`, `__type`) is never restricted.
     if (name.startsWith('__')) return;
-    const at = [...path, node.alias?.value ?? name];
-    const children = new Set<GraphQLObjectType>();
+    const selectionSet = node.selectionSet;
+    let at: readonly (string | number)[] | undefined;
+    const children = selectionSet ? new Set<GraphQLObjectType>() : undefined;
     for (const type of types) {
       const definition = type.getFields()[name];
       if (!definition) continue;
       const rule = ruleOf(definition);
       if (rule) {
+        at ??= [...path, node.alias?.value ?? name];
         try {
           checks.push({
             rule,
@@ -175,9 +178,12 @@ function collectChecks(args: OperationArgs): Check[] {
           // Invalid arguments: execution refuses the field before its resolver runs.
         }
       }
-      for (const child of objectTypes(getNamedType(definition.type))) children.add(child);
+      if (children)
+        for (const child of objectTypes(getNamedType(definition.type))) children.add(child);
     }
-    if (node.selectionSet && children.size > 0) walk(node.selectionSet, [...children], at);
+    if (selectionSet && children && children.size > 0) {
+      walk(selectionSet, [...children], at ?? [...path, node.alias?.value ?? name]);
+    }
   };
 
   const narrow = (
