@@ -63,6 +63,17 @@ try {
   const extras = [...new Set(Object.values(needs).flat())].map((n) => `${n}@${devVersion(n)}`);
   npmInstall([tarball, ...extras]);
   check('with peers', subpaths);
+  // The `portcullis` command: a clean schema passes, a bad expression fails with 1.
+  writeFileSync(join(project, 'good.graphql'), 'type Query { a: Int @secured(roles: "A") }');
+  writeFileSync(join(project, 'bad.graphql'), 'type Query { a: Int @preAuthorize(expr: "x(") }');
+  run('npx', ['--no-install', 'portcullis', 'check-schema', 'good.graphql'], project);
+  try {
+    run('npx', ['--no-install', 'portcullis', 'check-schema', 'bad.graphql'], project);
+    throw new Error('check-schema accepted a bad schema');
+  } catch (error) {
+    if (error.status !== 1) throw error;
+  }
+  console.log('ok portcullis check-schema (bin)');
   console.log(`consumer check passed: ${subpaths.length} subpaths`);
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -15,6 +15,7 @@ import {
 } from 'portcullis';
 import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
 import { secureHandler, withSecurityHeaders, type SecuredRequest } from 'portcullis/node';
+import { graphqlHandler } from './graphql-schema.js';
 import { trpcHandler } from './trpc-router.js';
 
 /** The demo users: username, password, roles, authorities. */
@@ -129,6 +130,13 @@ export function routeRequest(req: SecuredRequest, res: ServerResponse): void {
   const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
   if (path.startsWith('/trpc/')) {
     trpcHandler(req, res);
+    return;
+  }
+  if (path === '/graphql') {
+    graphqlHandler(req, res).catch(() => {
+      if (!res.headersSent) text(res, 500, 'Internal Server Error\n');
+      else res.destroy();
+    });
     return;
   }
   const route = routes[`${req.method ?? 'GET'} ${path}`];

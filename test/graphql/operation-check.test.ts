@@ -150,11 +150,11 @@ describe('withOperationCheck and useOperationCheck', () => {
   it('refuses the whole operation before any resolver runs', async () => {
     const guarded = withOperationCheck(execute);
     calls.length = 0;
-    const refused = (await guarded(args('{ health profile }', null)));
+    const refused = await guarded(args('{ health profile }', null));
     expect(refused.data).toBeUndefined();
     expect(refused.errors?.map((e) => e.extensions['code'])).toEqual(['UNAUTHENTICATED']);
     expect(calls).toEqual([]);
-    const allowed = (await guarded(args('{ health profile }', ALICE)));
+    const allowed = await guarded(args('{ health profile }', ALICE));
     expect(allowed).toEqual({ data: { health: 'ok', profile: 'me' } });
     expect(calls).toEqual(['health', 'profile']);
   });
