@@ -1,3 +1,4 @@
+import type { CredentialFailure } from '../core/credential-failure.js';
 import { ConfigurationError } from '../core/errors.js';
 
 /**
@@ -30,7 +31,37 @@ export function basicChallenge(realm: unknown): string {
       'realm must be printable ASCII (no control characters)',
     );
   }
-  return `Basic realm="${realm.replaceAll(/["\\]/gu, '\\$&')}", charset="UTF-8"`;
+  return `Basic realm="${quote(realm)}", charset="UTF-8"`;
+}
+
+/**
+ * The bearer-token challenge (RFC 6750 §3): `Bearer realm="<realm>"`.
+ *
+ * @internal
+ */
+export function bearerChallenge(realm: unknown): string {
+  if (typeof realm !== 'string' || !/^[\x20-\x7e]*$/u.test(realm)) {
+    throw new ConfigurationError('bearer', 'realm must be printable ASCII (no control characters)');
+  }
+  return `Bearer realm="${quote(realm)}"`;
+}
+
+/**
+ * A challenge with the RFC 6750 error of a refused credential appended:
+ * `Bearer realm="api", error="invalid_token", error_description="…"`. The
+ * description is a fixed text of the authenticator, quoted and stripped of
+ * anything but printable ASCII.
+ *
+ * @internal
+ */
+export function withError(challenge: string, failure: CredentialFailure): string {
+  const description = failure.description.replaceAll(/[^\x20-\x7e]/gu, '');
+  const params = `error="${quote(failure.error)}", error_description="${quote(description)}"`;
+  return challenge.includes(' ') ? `${challenge}, ${params}` : `${challenge} ${params}`;
+}
+
+function quote(value: string): string {
+  return value.replaceAll(/["\\]/gu, '\\$&');
 }
 
 /**

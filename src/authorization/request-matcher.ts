@@ -1,4 +1,5 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
+import { credentialFailureOf, type CredentialFailure } from '../core/credential-failure.js';
 import { ConfigurationError } from '../core/errors.js';
 import {
   decodePath,
@@ -13,7 +14,13 @@ import {
   type SecurityResponse,
 } from '../core/security.js';
 import { Access, type AccessCheck, type AccessOutcome } from './access.js';
-import { basicChallenge, requireChallenge, requireLoginUrl } from './challenges.js';
+import {
+  basicChallenge,
+  bearerChallenge,
+  requireChallenge,
+  requireLoginUrl,
+  withError,
+} from './challenges.js';
 import { errorResponse, isBrowserNavigation, loginRedirect } from './entry-points.js';
 import { booleanOption, checkOptionNames, requireMethods } from './options.js';
 import { compilePattern, type CompiledPattern } from './pattern.js';
@@ -43,6 +50,8 @@ export interface RequestMatcherOptions {
   readonly loginUrl?: string;
   /** `true` or a realm: see {@link RequestMatcherAuthorizer.httpBasic}. @defaultValue `false` */
   readonly httpBasic?: boolean | string;
+  /** `true` or a realm: see {@link RequestMatcherAuthorizer.bearer}. @defaultValue `false` */
+  readonly bearer?: boolean | string;
   /** Extra `WWW-Authenticate` challenges, e.g. `Bearer realm="api"`. @defaultValue `[]` */
   readonly challenges?: readonly string[];
   /** See {@link RequestMatcherAuthorizer.caseSensitive}. @defaultValue `false` */
@@ -51,7 +60,14 @@ export interface RequestMatcherOptions {
   readonly problemDetails?: boolean;
 }
 
-const OPTION_NAMES = ['loginUrl', 'httpBasic', 'challenges', 'caseSensitive', 'problemDetails'];
+const OPTION_NAMES = [
+  'loginUrl',
+  'httpBasic',
+  'bearer',
+  'challenges',
+  'caseSensitive',
+  'problemDetails',
+];
 
 interface Rule {
   readonly pattern: CompiledPattern;
@@ -93,6 +109,7 @@ export class RequestMatcherAuthorizer implements Authorizer {
   #loginUrl: string | undefined;
   #loginPath: string | undefined;
   #basic = false;
+  #bearer = false;
   readonly #challenges: string[] = [];
   #challengeHeader: Readonly<Record<string, string>> = {};
   #problemDetails: boolean | 'negotiate' = 'negotiate';
@@ -105,6 +122,8 @@ export class RequestMatcherAuthorizer implements Authorizer {
     if (typeof o.loginUrl !== 'undefined') this.loginUrl(o.loginUrl as string);
     if (typeof o.httpBasic === 'string') this.httpBasic(o.httpBasic);
     else if (booleanOption('httpBasic', o.httpBasic, false)) this.httpBasic();
+    if (typeof o.bearer === 'string') this.bearer(o.bearer);
+    else if (booleanOption('bearer', o.bearer, false)) this.bearer();
     if (o.challenges !== undefined) {
       if (!Array.isArray(o.challenges)) {
         throw new ConfigurationError('challenges', 'must be an array of strings');
@@ -137,6 +156,20 @@ export class RequestMatcherAuthorizer implements Authorizer {
     if (this.#basic) throw new ConfigurationError('httpBasic', 'is already configured');
     const challenge = basicChallenge(realm);
     this.#basic = true;
+    return this.challenge(challenge);
+  }
+
+  /**
+   * Adds the bearer-token challenge (RFC 6750 §3) to 401 responses:
+   * `Bearer realm="<realm>"`. When an authenticator refused a presented token (a
+   * JWT that is expired, badly signed, …) the challenge says so:
+   * `Bearer realm="api", error="invalid_token", error_description="…"`.
+   * @param realm - printable ASCII; `"` and `\` are escaped. @defaultValue `'api'`
+   */
+  bearer(realm = 'api'): this {
+    if (this.#bearer) throw new ConfigurationError('bearer', 'is already configured');
+    const challenge = bearerChallenge(realm);
+    this.#bearer = true;
     return this.challenge(challenge);
   }
 
@@ -236,7 +269,20 @@ export class RequestMatcherAuthorizer implements Authorizer {
     ) {
       return loginRedirect(this.#loginUrl);
     }
-    return errorResponse(401, request, { headers: this.#challengeHeader, problemDetails });
+    const failure = credentialFailureOf(request);
+    const headers = failure ? this.#challengeFor(failure) : this.#challengeHeader;
+    return errorResponse(401, request, { headers, problemDetails });
+  }
+
+  /** The challenges, the one of the refused credential's scheme carrying its error. */
+  #challengeFor(failure: CredentialFailure): Readonly<Record<string, string>> {
+    const scheme = failure.scheme.toLowerCase();
+    const challenges = this.#challenges.map((challenge) =>
+      challenge.split(' ', 1)[0]?.toLowerCase() === scheme
+        ? withError(challenge, failure)
+        : challenge,
+    );
+    return challenges.length === 0 ? {} : { 'www-authenticate': challenges.join(', ') };
   }
 
   #isLoginPage(request: SecurityRequest): boolean {

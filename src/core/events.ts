@@ -29,6 +29,12 @@ export type AuthenticationFailureReason =
   | 'unknown-password-encoding'
   /** Too many password verifications were already waiting; the attempt was refused unchecked. */
   | 'too-many-attempts'
+  /** A bearer token that is malformed, badly signed, of the wrong type or with wrong claims. */
+  | 'invalid-token'
+  /** A bearer token past its expiry (or not valid yet). */
+  | 'expired-token'
+  /** A spent refresh token presented again: its whole family was revoked. */
+  | 'token-reused'
   /** Any other failure of a custom authenticator. */
   | 'other';
 

@@ -1,6 +1,11 @@
 export { AuthenticatedUser, type AuthenticatedUserOptions } from './authenticated-user.js';
 export { SecurityContext } from './context.js';
 export {
+  credentialFailureOf,
+  noteCredentialFailure,
+  type CredentialFailure,
+} from './credential-failure.js';
+export {
   AccessDeniedError,
   AuthenticationRequiredError,
   ConfigurationError,
