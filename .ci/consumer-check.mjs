@@ -15,6 +15,7 @@ const needs = {
   './fastify': ['fastify'],
   './trpc': ['@trpc/server'],
   './graphql': ['graphql', '@graphql-tools/utils'],
+  './jwt': ['jose'],
 };
 const devVersion = (name) =>
   JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;

@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+
+interface Entry<V> {
+  readonly value: V;
+  /** Epoch milliseconds after which the entry is dead. */
+  readonly expires: number;
+}
+
+/**
+ * The verified-token cache: bounded (least recently used evicted first), keyed by
+ * a SHA-256 of the token (the tokens themselves are not kept), each entry dying at
+ * its own time: never after the token's `exp`, nor after `maxAge`. Only successful
+ * verifications are stored.
+ *
+ * @internal
+ */
+export class VerifiedTokenCache<V> {
+  readonly #entries = new Map<string, Entry<V>>();
+  readonly #maxEntries: number;
+  readonly #maxAgeMs: number;
+
+  constructor(maxEntries: number, maxAgeSeconds: number) {
+    this.#maxEntries = maxEntries;
+    this.#maxAgeMs = maxAgeSeconds * 1000;
+  }
+
+  /** The cache key of a token. */
+  static keyOf(token: string): string {
+    return createHash('sha256').update(token).digest('base64url');
+  }
+
+  get(key: string, now: number): V | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(key);
+    if (now >= entry.expires) return undefined;
+    this.#entries.set(key, entry);
+    return entry.value;
+  }
+
+  /** Stores a verification until `min(exp, now + maxAge)` (`exp` in epoch seconds). */
+  set(key: string, value: V, exp: number, now: number): void {
+    const expires = Math.min(exp * 1000, now + this.#maxAgeMs);
+    if (expires <= now) return;
+    this.#entries.delete(key);
+    while (this.#entries.size >= this.#maxEntries) {
+      const oldest = this.#entries.keys().next();
+      if (oldest.done === true) break;
+      this.#entries.delete(oldest.value);
+    }
+    this.#entries.set(key, { value, expires });
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}

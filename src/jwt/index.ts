@@ -1,0 +1,19 @@
+/**
+ * JWT bearer authentication and a token service on `jose` (an optional peer):
+ * `JwtConfig`, `Claims`, `JwtAuthenticator`, `JwtTokenService` and `JwtError`.
+ * Nothing here parses, signs or verifies a JOSE object by hand.
+ *
+ * @module portcullis/jwt
+ */
+export { JwtAuthenticator, type JwtAuthenticatorOptions } from './authenticator.js';
+export { Claims, REGISTERED_CLAIMS, type ClaimsSet } from './claims.js';
+export {
+  JwtConfig,
+  type ClaimReader,
+  type JwksOptions,
+  type JwtCacheOptions,
+  type JwtConfigOptions,
+} from './config.js';
+export { JwtError, type JwtErrorCode } from './errors.js';
+export type { JsonWebKeyInput, JwtAlgorithm, JwtKeyInput } from './keys.js';
+export type { VerifiedToken } from './verify.js';

@@ -1,0 +1,177 @@
+import {
+  createRemoteJWKSet,
+  errors,
+  jwtVerify,
+  type JWTHeaderParameters,
+  type JWTVerifyGetKey,
+} from 'jose';
+import type { KeyObject } from 'node:crypto';
+import type { ClaimsSet } from './claims.js';
+import { normalizeType, type JwtSettings } from './config.js';
+import { JwtError, type JwtErrorCode } from './errors.js';
+
+/** A verified token: its protected header and claims (own properties, frozen). */
+export interface VerifiedToken {
+  readonly header: Readonly<JWTHeaderParameters>;
+  readonly claims: ClaimsSet;
+}
+
+/** What a token is checked to be. @internal */
+export type TokenKind = 'access' | 'refresh';
+
+/** The `typ` of refresh tokens this library issues. @internal */
+export const REFRESH_TYPE = 'refresh+jwt';
+/** The `typ` of access tokens this library issues (RFC 9068). @internal */
+export const ACCESS_TYPE = 'at+jwt';
+
+/**
+ * Verifies compact JWS tokens with jose: the configured algorithms only (never
+ * `none`), `exp` and `sub` required, `nbf` / `iat` / `exp` with the leeway, issuer
+ * and audience when configured, the length capped before decoding, and the token
+ * type checked so a refresh or ID token never passes as an access token.
+ *
+ * @internal
+ */
+export class TokenVerifier {
+  readonly #settings: JwtSettings;
+  readonly #key: KeyObject | JWTVerifyGetKey;
+
+  constructor(settings: JwtSettings) {
+    this.#settings = settings;
+    const jwks = settings.jwks;
+    if (jwks) {
+      this.#key = createRemoteJWKSet(jwks.url, {
+        cacheMaxAge: jwks.cacheMaxAgeSeconds * 1000,
+        cooldownDuration: jwks.cooldownSeconds * 1000,
+        timeoutDuration: jwks.timeoutMs,
+      });
+    } else {
+      this.#key = (settings.keys as NonNullable<JwtSettings['keys']>).verify;
+    }
+  }
+
+  async verify(token: unknown, kind: TokenKind): Promise<VerifiedToken> {
+    const settings = this.#settings;
+    if (typeof token !== 'string' || token.length === 0) {
+      throw new JwtError('ERR_JWT_MALFORMED', 'The token must be a non-empty string');
+    }
+    if (token.length > settings.maxTokenLength) {
+      throw new JwtError(
+        'ERR_JWT_TOO_LARGE',
+        `The token is longer than ${settings.maxTokenLength} characters`,
+      );
+    }
+    const now = settings.clock();
+    let result;
+    try {
+      result = await jwtVerify(token, this.#key as KeyObject, {
+        algorithms: [...settings.algorithms],
+        ...(settings.issuer === undefined ? {} : { issuer: settings.issuer }),
+        ...(settings.audience === undefined ? {} : { audience: [...settings.audience] }),
+        clockTolerance: settings.leewaySeconds,
+        currentDate: new Date(now),
+        requiredClaims: ['exp', 'sub'],
+      });
+    } catch (error) {
+      throw translate(error, settings.jwks !== undefined);
+    }
+    const { protectedHeader: header, payload } = result;
+    checkType(header, payload, kind, settings);
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
+      throw new JwtError('ERR_JWT_MALFORMED', 'The "sub" claim must be a non-empty string');
+    }
+    if (
+      typeof payload.iat === 'number' &&
+      payload.iat > Math.floor(now / 1000) + settings.leewaySeconds
+    ) {
+      throw new JwtError('ERR_JWT_NOT_YET_VALID', 'The token was issued in the future');
+    }
+    return Object.freeze({
+      header: Object.freeze({ ...header }),
+      claims: Object.freeze({ ...payload }) as ClaimsSet,
+    });
+  }
+}
+
+function checkType(
+  header: JWTHeaderParameters,
+  payload: Readonly<Record<string, unknown>>,
+  kind: TokenKind,
+  settings: JwtSettings,
+): void {
+  const typ = typeof header.typ === 'string' ? normalizeType(header.typ) : undefined;
+  if (kind === 'refresh') {
+    if (typ === REFRESH_TYPE) return;
+    throw new JwtError('ERR_JWT_WRONG_TYPE', 'The token is not a refresh token');
+  }
+  if (typ === REFRESH_TYPE)
+    throw new JwtError('ERR_JWT_WRONG_TYPE', 'A refresh token is not an access token');
+  const tokenUse = payload['token_use'];
+  if (tokenUse !== undefined && tokenUse !== 'access') {
+    throw new JwtError('ERR_JWT_WRONG_TYPE', 'The token is not an access token');
+  }
+  if (tokenUse === 'access') return;
+  if (typ !== undefined && settings.accessTokenTypes.includes(typ)) return;
+  throw new JwtError('ERR_JWT_WRONG_TYPE', 'The token is not typed as an access token');
+}
+
+/** jose's errors as {@link JwtError}s with stable codes (the message never holds a claim value). */
+function translate(error: unknown, remote: boolean): JwtError {
+  const code = codeOf(error, remote);
+  const message: Record<JwtErrorCode, string> = {
+    ERR_JWT_EXPIRED: 'The token expired',
+    ERR_JWT_NOT_YET_VALID: 'The token is not valid yet',
+    ERR_JWT_BAD_SIGNATURE: 'The token signature is invalid',
+    ERR_JWT_BAD_ISSUER: 'The token issuer is not accepted',
+    ERR_JWT_BAD_AUDIENCE: 'The token audience is not accepted',
+    ERR_JWT_MALFORMED: 'The token is malformed',
+    ERR_JWT_ALGORITHM_NOT_ALLOWED: 'The token algorithm is not allowed',
+    ERR_JWT_TOO_LARGE: 'The token is too large',
+    ERR_JWT_WRONG_TYPE: 'The token has the wrong type',
+    ERR_JWT_KEY_NOT_FOUND: 'No key of the key set matches the token',
+    ERR_JWT_JWKS_UNAVAILABLE: 'The key set could not be fetched',
+    ERR_JWT_REFRESH_REUSED: 'The refresh token was already used',
+    ERR_JWT_REVOKED: 'The token was revoked',
+    ERR_JWT_UNKNOWN_USER: 'The token user is unknown',
+    ERR_JWT_SIGNING_FAILED: 'The token could not be signed',
+  };
+  return new JwtError(code, message[code], { cause: error });
+}
+
+function codeOf(error: unknown, remote: boolean): JwtErrorCode {
+  if (error instanceof errors.JWTExpired) return 'ERR_JWT_EXPIRED';
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'iss') return 'ERR_JWT_BAD_ISSUER';
+    if (error.claim === 'aud') return 'ERR_JWT_BAD_AUDIENCE';
+    if ((error.claim === 'nbf' || error.claim === 'iat') && error.reason === 'check_failed') {
+      return 'ERR_JWT_NOT_YET_VALID';
+    }
+    return 'ERR_JWT_MALFORMED';
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'ERR_JWT_BAD_SIGNATURE';
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
+    return 'ERR_JWT_ALGORITHM_NOT_ALLOWED';
+  }
+  if (
+    error instanceof errors.JWKSNoMatchingKey ||
+    error instanceof errors.JWKSMultipleMatchingKeys
+  ) {
+    return 'ERR_JWT_KEY_NOT_FOUND';
+  }
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) {
+    return 'ERR_JWT_JWKS_UNAVAILABLE';
+  }
+  // A key set that cannot be fetched: a network failure, or jose's generic error
+  // for a response other than 200 with a JSON key set.
+  if (
+    remote &&
+    (isFetchFailure(error) || (error as { code?: unknown }).code === 'ERR_JOSE_GENERIC')
+  ) {
+    return 'ERR_JWT_JWKS_UNAVAILABLE';
+  }
+  return 'ERR_JWT_MALFORMED';
+}
+
+function isFetchFailure(error: unknown): boolean {
+  return error instanceof TypeError || (error instanceof Error && error.name === 'AbortError');
+}
