@@ -3,6 +3,7 @@
  * by portcullis with HTTP Basic over the in-memory store (Argon2id behind a
  * delegating encoder), URL rules and the security headers.
  */
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import {
   Access,
@@ -14,7 +15,9 @@ import {
   securityEvents,
 } from 'portcullis';
 import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
+import { JwtAuthenticator, JwtConfig, JwtTokenService } from 'portcullis/jwt';
 import { secureHandler, withSecurityHeaders, type SecuredRequest } from 'portcullis/node';
+import { createAuthRoutes } from './auth-routes.js';
 import { graphqlHandler } from './graphql-schema.js';
 import { trpcHandler } from './trpc-router.js';
 
@@ -91,6 +94,8 @@ const routes: Record<string, Route> = {
 export async function createApp(): Promise<{
   listener: ReturnType<typeof withSecurityHeaders>;
   transform: SecurityTransform;
+  jwt: JwtAuthenticator;
+  tokens: JwtTokenService;
 }> {
   const encoder = createDelegatingPasswordEncoder();
   let store = AuthenticationManager.inMemoryAuthentication().passwordEncoder(encoder);
@@ -103,12 +108,25 @@ export async function createApp(): Promise<{
     );
   }
 
+  // Bearer tokens (JWT, HS256) next to HTTP Basic. JWT_SECRET (at least 32 bytes)
+  // keeps tokens valid across restarts; without it a random secret is made at start.
+  const jwtConfig = new JwtConfig(
+    process.env['JWT_SECRET'] ?? randomBytes(32).toString('base64url'),
+  )
+    .issuer('portcullis-example')
+    .expirationSecs(15 * 60);
+  const jwt = new JwtAuthenticator(jwtConfig);
+  const tokens = new JwtTokenService(jwtConfig).refreshExpirationDays(7);
+  const authRoutes = createAuthRoutes(store, tokens);
+
   const transform = new SecurityTransform()
-    .configAuthenticator(() => store)
+    .configAuthenticator(() => AuthenticationManager.anyOf(jwt, store))
     .configAuthorizer(() =>
       AuthorizationManager.requestMatcher()
         .httpBasic()
+        .bearer()
         .addMatcher('/health', Access.permitAll())
+        .addMatcher('/auth/(?:login|refresh)', Access.permitAll(), { methods: ['POST'] })
         .addMatcher('/profile', new Access().roles(['USER']))
         .addMatcher('/posts', new Access().roles(['USER']).authorities(['posts:read']), {
           methods: ['GET'],
@@ -121,8 +139,20 @@ export async function createApp(): Promise<{
         .addMatcher('/api/.*', new Access().roles(['USER'])),
     );
 
-  const listener = withSecurityHeaders(secureHandler(transform, routeRequest));
-  return { listener, transform };
+  const router = (req: SecuredRequest, res: ServerResponse): void => {
+    const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    const authRoute = authRoutes[`${req.method ?? 'GET'} ${path}`];
+    if (!authRoute) {
+      routeRequest(req, res);
+      return;
+    }
+    authRoute(req, res).catch(() => {
+      if (!res.headersSent) text(res, 500, 'Internal Server Error\n');
+      else res.destroy();
+    });
+  };
+  const listener = withSecurityHeaders(secureHandler(transform, router));
+  return { listener, transform, jwt, tokens };
 }
 
 /** The application's router, without any security (the benchmark's baseline uses it bare). */

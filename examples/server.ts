@@ -11,13 +11,22 @@ logSecurityEvents();
 const server = createServer(listener);
 server.listen(port, '127.0.0.1', () => {
   console.log(`portcullis example listening on http://127.0.0.1:${port}`);
-  console.log('Demo users (HTTP Basic):');
+  console.log('Demo users (HTTP Basic, or POST /auth/login for a bearer token):');
   for (const user of DEMO_USERS) {
     const roles = user.roles.length > 0 ? user.roles.join(', ') : 'no roles';
     const authorities = user.authorities.length > 0 ? user.authorities.join(', ') : 'none';
     console.log(`  ${user.username} / ${user.password}  (${roles}; ${authorities})`);
   }
   console.log(`Try: curl -u user:user-password http://127.0.0.1:${port}/profile`);
+  console.log(
+    `Or a bearer token: curl -X POST -H 'content-type: application/json' ` +
+      `-d '{"username":"user","password":"user-password"}' http://127.0.0.1:${port}/auth/login`,
+  );
+  if (process.env['JWT_SECRET'] === undefined) {
+    console.log(
+      '(No JWT_SECRET set: tokens are signed with a random secret and die with the process.)',
+    );
+  }
 });
 
 const stop = (): void => {

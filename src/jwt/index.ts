@@ -17,3 +17,17 @@ export {
 export { JwtError, type JwtErrorCode } from './errors.js';
 export type { JsonWebKeyInput, JwtAlgorithm, JwtKeyInput } from './keys.js';
 export type { VerifiedToken } from './verify.js';
+export {
+  MemoryRefreshTokenStore,
+  type MemoryRefreshTokenStoreOptions,
+} from './memory-refresh-store.js';
+export {
+  RefreshStoreFullError,
+  type RefreshRotation,
+  type RefreshTokenStore,
+  type RevocationState,
+  type RotationOutcome,
+} from './refresh-store.js';
+export { toTokenResponse, type TokenPair, type TokenResponse } from './token-pair.js';
+export { JwtTokenService } from './token-service.js';
+export type { JwtTokenServiceOptions, LoadUser, RefreshOptions } from './token-service-options.js';
