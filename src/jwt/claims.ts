@@ -149,6 +149,9 @@ export class Claims {
       if (REGISTERED_CLAIMS.includes(name)) {
         throw new ConfigurationError(`custom.${name}`, 'is a registered claim; use its own method');
       }
+      // `copy.__proto__ = v` would set the prototype, not a claim (and drop it from the token).
+      if (name === '__proto__')
+        throw new ConfigurationError(`custom.${name}`, 'is not a claim name');
       copy[name] = jsonValue(`custom.${name}`, value);
     }
     return this.#with({ custom: Object.freeze(copy) });
@@ -177,10 +180,25 @@ export class Claims {
   }
 }
 
+/**
+ * A deep copy of a JSON value. Refuses what JSON would silently change: `NaN` and
+ * `Infinity` (become `null`), `undefined`, functions and symbols (dropped or `null`
+ * inside objects and arrays), as well as `BigInt` and cycles (throw).
+ */
 function jsonValue(option: string, value: unknown): unknown {
   let text: string | undefined;
   try {
-    text = JSON.stringify(value);
+    text = JSON.stringify(value, (_key, member: unknown) => {
+      if (
+        member === undefined ||
+        typeof member === 'function' ||
+        typeof member === 'symbol' ||
+        (typeof member === 'number' && !Number.isFinite(member))
+      ) {
+        throw new TypeError('not a JSON value');
+      }
+      return member;
+    });
   } catch {
     text = undefined;
   }

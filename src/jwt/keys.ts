@@ -87,9 +87,9 @@ export function requireAlgorithm(value: unknown, option = 'algorithm'): JwtAlgor
 /**
  * Turns key material into the keys of `algorithm`, refusing what does not fit: an
  * HMAC secret shorter than the hash (32/48/64 bytes), a PEM or JWK public key as an
- * HMAC secret (the algorithm-confusion attack), a secret for an asymmetric
- * algorithm, an RSA key under 2048 bits, an EC key on another curve, a non-Ed25519
- * key for EdDSA.
+ * HMAC secret, also as bytes or DER (the algorithm-confusion attack), a secret for an
+ * asymmetric algorithm, an RSA key under 2048 bits or an RSA-PSS-only key, an EC key
+ * on another curve, a non-Ed25519 key for EdDSA.
  *
  * @internal
  */
@@ -119,7 +119,8 @@ export function readKeys(input: unknown, algorithm: JwtAlgorithm): KeyPair {
 
 /**
  * The algorithm a key is used with unless one is chosen: HS256 for a secret,
- * RS256 for RSA, PS256 for RSA-PSS, ES256/384/512 by curve, EdDSA for Ed25519/Ed448.
+ * RS256 for RSA, ES256/384/512 by curve, EdDSA for Ed25519 (RSA-PSS-only and Ed448
+ * keys are then refused by {@link readKeys}: jose 6 cannot use them).
  *
  * @internal
  */
@@ -153,6 +154,17 @@ function isSecretInput(input: unknown): boolean {
 }
 
 function toSecret(input: unknown): KeyObject {
+  const secret = readSecret(input);
+  if (isPublicKeyMaterial(secret.export())) {
+    throw new ConfigurationError(
+      'secret',
+      'a public key (PEM or DER bytes) cannot be an HMAC secret: anyone holding it could sign tokens; pass the key as a PEM string or KeyObject with an RS, PS, ES or EdDSA algorithm',
+    );
+  }
+  return secret;
+}
+
+function readSecret(input: unknown): KeyObject {
   if (input instanceof KeyObject) {
     if (input.type !== 'secret') {
       throw new ConfigurationError(
@@ -182,6 +194,24 @@ function toSecret(input: unknown): KeyObject {
     'secret',
     'must be a string, bytes, a secret KeyObject or an "oct" JWK',
   );
+}
+
+/**
+ * Whether secret bytes are really a key: PEM text (`readFileSync('public.pem')`
+ * gives bytes, not a string) or a DER public key. Used as an HMAC secret, a public
+ * key lets anyone sign (the algorithm-confusion attack).
+ */
+function isPublicKeyMaterial(bytes: Buffer): boolean {
+  if (bytes.includes('-----BEGIN')) return true;
+  for (const type of ['spki', 'pkcs1'] as const) {
+    try {
+      createPublicKey({ key: bytes, format: 'der', type });
+      return true;
+    } catch {
+      // not a DER public key of this type
+    }
+  }
+  return false;
 }
 
 function toAsymmetric(input: unknown): { sign: KeyObject | undefined; verify: KeyObject } {
@@ -247,8 +277,16 @@ function checkAsymmetric(key: KeyObject, algorithm: JwtAlgorithm): void {
   const details = key.asymmetricKeyDetails ?? {};
   const family = algorithm.slice(0, 2);
   if (family === 'RS' || family === 'PS') {
-    const ok = type === 'rsa' || (family === 'PS' && type === 'rsa-pss');
-    if (!ok)
+    // An RSASSA-PSS-only key (type rsa-pss) cannot go through jose 6 (it exports keys as
+    // JWK, which Node refuses for rsa-pss): every request would fail. Plain RSA keys
+    // sign PS256/384/512.
+    if (type === 'rsa-pss') {
+      throw new ConfigurationError(
+        'key',
+        `an RSA-PSS (id-RSASSA-PSS) key cannot be used; use a plain RSA key with ${algorithm}`,
+      );
+    }
+    if (type !== 'rsa')
       throw new ConfigurationError(
         'algorithm',
         `${algorithm} needs an RSA key, not ${String(type)}`,
@@ -271,11 +309,9 @@ function checkAsymmetric(key: KeyObject, algorithm: JwtAlgorithm): void {
     }
     return;
   }
-  if (type !== 'ed25519' && type !== 'ed448') {
-    throw new ConfigurationError(
-      'algorithm',
-      `EdDSA needs an Ed25519 or Ed448 key, not ${String(type)}`,
-    );
+  // jose 6 signs and verifies EdDSA with Ed25519 only: an Ed448 key would fail every request.
+  if (type !== 'ed25519') {
+    throw new ConfigurationError('algorithm', `EdDSA needs an Ed25519 key, not ${String(type)}`);
   }
 }
 

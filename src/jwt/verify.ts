@@ -77,8 +77,13 @@ export class TokenVerifier {
     }
     const { protectedHeader: header, payload } = result;
     checkType(header, payload, kind, settings);
-    if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
-      throw new JwtError('ERR_JWT_MALFORMED', 'The "sub" claim must be a non-empty string');
+    // A subject with control characters is no username (and would forge log lines).
+    // eslint-disable-next-line no-control-regex
+    if (typeof payload.sub !== 'string' || !/^[^\u0000-\u001f\u007f]+$/u.test(payload.sub)) {
+      throw new JwtError(
+        'ERR_JWT_MALFORMED',
+        'The "sub" claim must be a non-empty string without control characters',
+      );
     }
     if (
       typeof payload.iat === 'number' &&
@@ -149,9 +154,10 @@ function codeOf(error: unknown, remote: boolean): JwtErrorCode {
     return 'ERR_JWT_MALFORMED';
   }
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'ERR_JWT_BAD_SIGNATURE';
-  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
-    return 'ERR_JWT_ALGORITHM_NOT_ALLOWED';
-  }
+  // Not JOSENotSupported: with the algorithm list checked first, jose raises it for
+  // a `crit` extension it does not understand, which makes the JWS invalid (RFC 7515
+  // §4.1.11), not its algorithm.
+  if (error instanceof errors.JOSEAlgNotAllowed) return 'ERR_JWT_ALGORITHM_NOT_ALLOWED';
   if (
     error instanceof errors.JWKSNoMatchingKey ||
     error instanceof errors.JWKSMultipleMatchingKeys
