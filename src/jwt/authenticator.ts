@@ -53,6 +53,7 @@ export class JwtAuthenticator implements Authenticator {
   readonly #events: SecurityEvents;
   readonly #scheme: string;
   readonly #prefix: string;
+  readonly #bareScheme: string;
 
   /** @param config - a {@link JwtConfig} or its plain-object form */
   constructor(config: JwtConfig | JwtConfigOptions, options: JwtAuthenticatorOptions = {}) {
@@ -68,6 +69,7 @@ export class JwtAuthenticator implements Authenticator {
     this.#events = events;
     this.#prefix = this.#settings.headerPrefix.toLowerCase();
     this.#scheme = this.#settings.headerPrefix.trim() || 'Bearer';
+    this.#bareScheme = this.#settings.headerPrefix.trim().toLowerCase() || '\u0000';
   }
 
   /** The access-token lifetime in seconds (`expires_in` of a login response). */
@@ -144,8 +146,21 @@ export class JwtAuthenticator implements Authenticator {
   ): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
     const header = request.header(this.#settings.headerName);
     if (header === undefined) return null;
-    if (header.slice(0, this.#prefix.length).toLowerCase() !== this.#prefix) return null;
-    const token = header.slice(this.#prefix.length).trim();
+    const token =
+      header.slice(0, this.#prefix.length).toLowerCase() === this.#prefix
+        ? header.slice(this.#prefix.length).trim()
+        : undefined;
+    // `Bearer` alone (HTTP trims the space) is this scheme without a token.
+    const bare = token === undefined && header.trim().toLowerCase() === this.#bareScheme;
+    if (token === undefined && !bare) return null;
+    if (token === undefined || token === '') {
+      // RFC 6750 §3.1: a malformed request (the scheme without a token).
+      return this.#failed(
+        new JwtError('ERR_JWT_MALFORMED', 'The token must be a non-empty string'),
+        request,
+        'invalid_request',
+      );
+    }
     const cache = this.#cache;
     if (cache === undefined) return this.#verify(token, undefined, request);
     const key = VerifiedTokenCache.keyOf(token);
@@ -186,11 +201,16 @@ export class JwtAuthenticator implements Authenticator {
     return user;
   }
 
-  #failed(error: JwtError, request: SecurityRequest): null {
+  #failed(
+    error: JwtError,
+    request: SecurityRequest,
+    kind: 'invalid_token' | 'invalid_request' = 'invalid_token',
+  ): null {
     noteCredentialFailure(request, {
       scheme: this.#scheme,
-      error: 'invalid_token',
-      description: DESCRIPTIONS[error.code],
+      error: kind,
+      description:
+        kind === 'invalid_request' ? 'The request has no access token' : DESCRIPTIONS[error.code],
     });
     const events = this.#events;
     if (events.hasListeners) {

@@ -15,6 +15,7 @@ export const REGISTERED_CLAIMS: readonly string[] = Object.freeze([
   'authorities',
   'token_use',
   'fam',
+  'auth_time',
   'client_id',
   'scope',
 ]);

@@ -24,7 +24,11 @@ export type JwtErrorCode =
   | 'ERR_JWT_KEY_NOT_FOUND'
   /** JWKS mode: the key set could not be fetched (timeout, network, bad response). */
   | 'ERR_JWT_JWKS_UNAVAILABLE'
-  /** A spent refresh token was presented again: its family is revoked. */
+  /**
+   * A spent refresh token was presented again: after the grace window its family is
+   * revoked; within the window but unknown to this process (another process's
+   * refresh), the refresh is refused and the family kept.
+   */
   | 'ERR_JWT_REFRESH_REUSED'
   /** The refresh token's family was revoked (after reuse, logout everywhere, …). */
   | 'ERR_JWT_REVOKED'

@@ -50,7 +50,6 @@ describe('the Authorization header', () => {
       `Bearer\t${token}`,
       `BearerBearer ${token}`,
       `xBearer ${token}`,
-      'Bearer',
     ]) {
       const { events, received } = recordEvents();
       const jwt = new JwtAuthenticator(
@@ -59,6 +58,21 @@ describe('the Authorization header', () => {
       );
       expect(await jwt.authenticate(requestWith({ authorization: value })), value).toBeNull();
       expect(received, value).toEqual([]);
+    }
+  });
+
+  it('takes the scheme alone as a malformed request: anonymous, with a failure', async () => {
+    for (const value of ['Bearer', 'bearer', ' Bearer ']) {
+      const { events, received } = recordEvents();
+      const jwt = new JwtAuthenticator(
+        new JwtConfig(SECRET).clock(() => NOW),
+        { events },
+      );
+      expect(await jwt.authenticate(requestWith({ authorization: value })), value).toBeNull();
+      expect(
+        received.map((e) => e.type),
+        value,
+      ).toEqual(['authentication-failure']);
     }
   });
 

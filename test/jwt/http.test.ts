@@ -159,6 +159,16 @@ describe('bearer tokens over HTTP (node adapter)', () => {
     });
   }
 
+  it('the scheme without a token: 401 invalid_request (RFC 6750 §3.1)', async () => {
+    for (const header of ['Bearer ', 'Bearer    ']) {
+      const response = await get(app, '/api/data', header);
+      expect(response.status).toBe(401);
+      expect(response.challenge).toBe(
+        `${BEARER}, error="invalid_request", error_description="The request has no access token"`,
+      );
+    }
+  });
+
   it('a refused token on a permitAll route: 200 as anonymous', async () => {
     const token = await sign(SECRET, claimsAt({ exp: NOW_S - 60 }));
     const response = await get(app, '/public', `Bearer ${token}`);
