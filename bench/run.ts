@@ -6,6 +6,7 @@
  *   npm run bench -- expression   # only the expression evaluation
  *   npm run bench -- trpc         # only the tRPC guard
  *   npm run bench -- graphql      # only the GraphQL directives against graphql-shield
+ *   npm run bench -- jwt          # only JWT verification (jose, fast-jwt) and bearer over HTTP
  *   npm run bench -- http --seconds 5 --rounds 3
  */
 import { availableParallelism, cpus } from 'node:os';
@@ -13,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { benchExpressions, printExpressions } from './expression.js';
 import { benchGraphql, printGraphql } from './graphql.js';
 import { benchHttp, printHttp } from './http.js';
+import { benchJwt, printJwt } from './jwt.js';
 import { pinSelf } from './lib.js';
 import { benchRules, printRules } from './rules.js';
 import { benchTrpc, printTrpc } from './trpc.js';
@@ -42,4 +44,5 @@ const load = {
   warmup: Number(values.warmup),
 };
 if (want('trpc')) printTrpc(await benchTrpc(load));
+if (want('jwt')) printJwt(await benchJwt(load));
 if (want('http')) printHttp(await benchHttp(load));

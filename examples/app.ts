@@ -53,7 +53,11 @@ const json = (res: ServerResponse, status: number, body: unknown): void => {
 
 const routes: Record<string, Route> = {
   'GET /': (_req, res) => {
-    text(res, 200, 'Welcome to the portcullis example. Try /profile with HTTP Basic.\n');
+    text(
+      res,
+      200,
+      'Welcome to the portcullis example. Try /profile with HTTP Basic, or POST /auth/login for a bearer token.\n',
+    );
   },
   'GET /health': (_req, res) => {
     text(res, 200, 'OK\n');
