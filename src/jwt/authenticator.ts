@@ -11,7 +11,7 @@ import type { Claims } from './claims.js';
 import { JwtConfig, type JwtConfigOptions, type JwtSettings } from './config.js';
 import { DESCRIPTIONS, JwtError } from './errors.js';
 import { signToken } from './sign.js';
-import { userFromClaims } from './user-claims.js';
+import { UserMemo, userFromClaims } from './user-claims.js';
 import { ACCESS_TYPE, TokenVerifier, type VerifiedToken } from './verify.js';
 
 /** Options of {@link JwtAuthenticator} besides its configuration. */
@@ -54,6 +54,7 @@ export class JwtAuthenticator implements Authenticator {
   readonly #scheme: string;
   readonly #prefix: string;
   readonly #bareScheme: string;
+  readonly #users = new UserMemo();
 
   /** @param config - a {@link JwtConfig} or its plain-object form */
   constructor(config: JwtConfig | JwtConfigOptions, options: JwtAuthenticatorOptions = {}) {
@@ -178,7 +179,7 @@ export class JwtAuthenticator implements Authenticator {
     let exp: number;
     try {
       const { claims } = await this.#verifier.verify(token, 'access');
-      user = userFromClaims(claims, this.#settings);
+      user = userFromClaims(claims, this.#settings, this.#users);
       exp = claims.exp;
     } catch (error) {
       if (!(error instanceof JwtError)) throw error;

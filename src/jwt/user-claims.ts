@@ -12,16 +12,68 @@ import { JwtError } from './errors.js';
  *
  * @internal
  */
-export function userFromClaims(claims: ClaimsSet, settings: JwtSettings): AuthenticatedUser {
+export function userFromClaims(
+  claims: ClaimsSet,
+  settings: JwtSettings,
+  memo?: UserMemo,
+): AuthenticatedUser {
   const roles = readList(claims, settings.rolesClaim, 'roles');
   const authorities = readList(claims, settings.authoritiesClaim, 'authorities');
   const attributes: Record<string, unknown> = {};
   for (const name of settings.attributeClaims) {
     if (Object.hasOwn(claims, name)) attributes[name] = claims[name];
   }
+  if (memo === undefined) return makeUser(claims.sub, roles, authorities, attributes);
+  // The same claims give the same (immutable) user: tokens of one user share it.
+  const key = JSON.stringify([claims.sub, roles, authorities, attributes]);
+  const known = memo.get(key);
+  if (known !== undefined) return known;
+  const user = makeUser(claims.sub, roles, authorities, attributes);
+  memo.set(key, user);
+  return user;
+}
+
+/**
+ * Users already built from claims, keyed by their JSON (`[sub, roles, authorities,
+ * attributes]`): bounded, least recently used evicted first. Building a `User`
+ * (name checks, two immutable sets) is the largest cost of a verification after the
+ * signature. @internal
+ */
+export class UserMemo {
+  readonly #users = new Map<string, AuthenticatedUser>();
+  readonly #max: number;
+
+  constructor(max = 1000) {
+    this.#max = max;
+  }
+
+  get(key: string): AuthenticatedUser | undefined {
+    const user = this.#users.get(key);
+    if (user !== undefined) {
+      this.#users.delete(key);
+      this.#users.set(key, user);
+    }
+    return user;
+  }
+
+  set(key: string, user: AuthenticatedUser): void {
+    if (this.#users.size >= this.#max) {
+      const oldest = this.#users.keys().next();
+      if (oldest.done !== true) this.#users.delete(oldest.value);
+    }
+    this.#users.set(key, user);
+  }
+}
+
+function makeUser(
+  sub: string,
+  roles: readonly string[],
+  authorities: readonly string[],
+  attributes: Record<string, unknown>,
+): AuthenticatedUser {
   let user: User;
   try {
-    user = new User(claims.sub, '', roles, authorities);
+    user = new User(sub, '', roles, authorities);
   } catch (error) {
     throw new JwtError('ERR_JWT_MALFORMED', 'The token subject, roles or authorities are invalid', {
       cause: error,

@@ -77,6 +77,24 @@ describe('authenticate and getUser', () => {
     expect(received[0]).toMatchObject({ request: { method: 'GET', path: '/api/data' } });
   });
 
+  it('share one user between tokens with the same claims, never across different ones', async () => {
+    const jwt = new JwtAuthenticator(config().cache(false).attributeClaims(['tenant']));
+    const of = async (claims: Record<string, unknown>) =>
+      jwt.authenticate(requestWith(bearer(await sign(SECRET, claimsAt(claims)))));
+    const first = await of({ roles: ['USER'], jti: '1' });
+    const second = await of({ roles: ['USER'], jti: '2' });
+    expect(second).toBe(first);
+    const admin = await of({ roles: ['USER', 'ADMIN'] });
+    expect(admin).not.toBe(first);
+    expect(admin?.hasRole('ADMIN')).toBe(true);
+    expect(first?.hasRole('ADMIN')).toBe(false);
+    const tenant = await of({ roles: ['USER'], tenant: 'acme' });
+    expect(tenant).not.toBe(first);
+    expect(tenant?.attributes['tenant']).toBe('acme');
+    const other = await of({ sub: 'carol', roles: ['USER'] });
+    expect(other?.username).toBe('carol');
+  });
+
   it('an absent header is anonymous without an event', () => {
     const { events, received } = recordEvents();
     const jwt = new JwtAuthenticator(config(), { events });
