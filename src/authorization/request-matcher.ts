@@ -1,5 +1,9 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import { credentialFailureOf, type CredentialFailure } from '../core/credential-failure.js';
+import {
+  credentialFailureOf,
+  refusalOf,
+  type CredentialFailure,
+} from '../core/credential-failure.js';
 import { ConfigurationError } from '../core/errors.js';
 import {
   decodePath,
@@ -261,7 +265,11 @@ export class RequestMatcherAuthorizer implements Authorizer {
    */
   onDenied(decision: Denial, request: SecurityRequest): SecurityResponse {
     const problemDetails = this.#problemDetails;
-    if (decision.reason === 'forbidden') return errorResponse(403, request, { problemDetails });
+    if (decision.reason === 'forbidden' || refusalOf(request) !== undefined) {
+      // A refused request (e.g. a session cookie failing the CSRF checks) is not a
+      // missing login: 403, never a redirect to the login page.
+      return errorResponse(403, request, { problemDetails });
+    }
     if (
       this.#loginUrl !== undefined &&
       isBrowserNavigation(request) &&

@@ -28,3 +28,26 @@ export function noteCredentialFailure(request: SecurityRequest, failure: Credent
 export function credentialFailureOf(request: SecurityRequest): CredentialFailure | undefined {
   return failures.get(request);
 }
+
+/**
+ * A request an authenticator refused to authenticate for a reason that is not a
+ * bad credential (a cookie-authenticated request failing the CSRF checks): the entry
+ * point answers 403 instead of 401 or a login redirect.
+ */
+export interface RequestRefusal {
+  readonly status: 403;
+  /** e.g. `csrf`. */
+  readonly reason: string;
+}
+
+const refusals = new WeakMap<SecurityRequest, RequestRefusal>();
+
+/** Notes that the request was refused (see {@link RequestRefusal}). */
+export function noteRefusal(request: SecurityRequest, refusal: RequestRefusal): void {
+  refusals.set(request, Object.freeze({ ...refusal }));
+}
+
+/** The refusal noted on the request, if any. */
+export function refusalOf(request: SecurityRequest): RequestRefusal | undefined {
+  return refusals.get(request);
+}

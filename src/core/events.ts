@@ -35,6 +35,8 @@ export type AuthenticationFailureReason =
   | 'expired-token'
   /** A spent refresh token presented again: its whole family was revoked. */
   | 'token-reused'
+  /** A session cookie that is tampered, truncated, expired or sealed with an unknown password. */
+  | 'invalid-session'
   /** Any other failure of a custom authenticator. */
   | 'other';
 
@@ -93,6 +95,34 @@ export interface ExpressionErrorEvent {
   readonly error: string;
 }
 
+/** A user logged out (their session was destroyed and revoked). */
+export interface LogoutEvent {
+  readonly type: 'logout';
+  readonly username: string;
+  readonly request: RequestSummary | undefined;
+}
+
+/**
+ * A session cookie was refused because its session was revoked: after logout, "log
+ * out everywhere", or a change of the user's roles.
+ */
+export interface SessionRevokedEvent {
+  readonly type: 'session-revoked';
+  readonly username: string;
+  /** `logout`, `user-revoked` (log out everywhere) or `rights-changed`. */
+  readonly reason: 'logout' | 'user-revoked' | 'rights-changed';
+  readonly request: RequestSummary | undefined;
+}
+
+/** A cookie-authenticated unsafe request failed the CSRF checks; it was treated as anonymous. */
+export interface CsrfRejectedEvent {
+  readonly type: 'csrf-rejected';
+  readonly username: string | null;
+  /** `cross-site`, `untrusted-origin`, `missing-token` or `invalid-token`. */
+  readonly reason: 'cross-site' | 'untrusted-origin' | 'missing-token' | 'invalid-token';
+  readonly request: RequestSummary | undefined;
+}
+
 /** Every security event. */
 export type SecurityEvent =
   | AuthenticationSuccessEvent
@@ -100,7 +130,10 @@ export type SecurityEvent =
   | AccessDeniedEvent
   | RequestRejectedEvent
   | UnknownPasswordEncoderEvent
-  | ExpressionErrorEvent;
+  | ExpressionErrorEvent
+  | LogoutEvent
+  | SessionRevokedEvent
+  | CsrfRejectedEvent;
 
 export type SecurityEventType = SecurityEvent['type'];
 

@@ -3,7 +3,10 @@ export { SecurityContext } from './context.js';
 export {
   credentialFailureOf,
   noteCredentialFailure,
+  noteRefusal,
+  refusalOf,
   type CredentialFailure,
+  type RequestRefusal,
 } from './credential-failure.js';
 export {
   AccessDeniedError,
@@ -20,6 +23,9 @@ export {
   type AuthenticationFailureEvent,
   type AuthenticationFailureReason,
   type AuthenticationSuccessEvent,
+  type CsrfRejectedEvent,
+  type LogoutEvent,
+  type SessionRevokedEvent,
   type ExpressionErrorEvent,
   type RequestRejectedEvent,
   type RequestSummary,
