@@ -16,6 +16,7 @@ const needs = {
   './trpc': ['@trpc/server'],
   './graphql': ['graphql', '@graphql-tools/utils'],
   './jwt': ['jose'],
+  './session': ['iron-session'],
 };
 const devVersion = (name) =>
   JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;

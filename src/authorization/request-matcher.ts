@@ -111,6 +111,7 @@ export class RequestMatcherAuthorizer implements Authorizer {
   #anyRequest: Rule | undefined;
   #caseSensitive = false;
   #loginUrl: string | undefined;
+  #targetParameter: string | undefined;
   #loginPath: string | undefined;
   #basic = false;
   #bearer = false;
@@ -144,10 +145,24 @@ export class RequestMatcherAuthorizer implements Authorizer {
    * other clients get 401. A request for the login page itself is never redirected
    * (no loop): permit it with a rule.
    * @param path - a same-origin absolute path such as `/login` (printable ASCII, one leading `/`)
+   * @param options - `targetParameter`: also send the requested path and query in this
+   *   query parameter (`/login?continue=%2Fme`), for the login form to return to it
+   *   after login (the form-login handler only follows same-origin paths)
    */
-  loginUrl(path: string): this {
+  loginUrl(path: string, options: { readonly targetParameter?: string } = {}): this {
     this.#loginUrl = requireLoginUrl(path);
     this.#loginPath = normalizePath(decodePath(extractRawPath(path)));
+    const parameter = options.targetParameter;
+    if (
+      parameter !== undefined &&
+      (typeof parameter !== 'string' || !/^[A-Za-z0-9_-]+$/u.test(parameter))
+    ) {
+      throw new ConfigurationError(
+        'targetParameter',
+        'must be a query parameter name ([A-Za-z0-9_-])',
+      );
+    }
+    this.#targetParameter = parameter;
     return this;
   }
 
@@ -275,7 +290,7 @@ export class RequestMatcherAuthorizer implements Authorizer {
       isBrowserNavigation(request) &&
       !this.#isLoginPage(request)
     ) {
-      return loginRedirect(this.#loginUrl);
+      return loginRedirect(this.#redirectTarget(this.#loginUrl, request));
     }
     const failure = credentialFailureOf(request);
     const headers = failure ? this.#challengeFor(failure) : this.#challengeHeader;
@@ -291,6 +306,19 @@ export class RequestMatcherAuthorizer implements Authorizer {
         : challenge,
     );
     return challenges.length === 0 ? {} : { 'www-authenticate': challenges.join(', ') };
+  }
+
+  /** The login URL, with the requested path and query in the target parameter when one is set. */
+  #redirectTarget(loginUrl: string, request: SecurityRequest): string {
+    const parameter = this.#targetParameter;
+    if (parameter === undefined || request.method !== 'GET') return loginUrl;
+    const url = request.url;
+    const target = /^[a-z][a-z0-9+.-]*:\/\//iu.test(url)
+      ? url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/iu, '')
+      : url;
+    if (!target.startsWith('/') || target.startsWith('//') || target.length > 2048) return loginUrl;
+    const separator = loginUrl.includes('?') ? '&' : '?';
+    return `${loginUrl}${separator}${parameter}=${encodeURIComponent(target)}`;
   }
 
   #isLoginPage(request: SecurityRequest): boolean {
