@@ -1,7 +1,8 @@
 /**
  * The example application: SPEC.md's routes on a plain node `http` server, secured
  * by portcullis with HTTP Basic over the in-memory store (Argon2id behind a
- * delegating encoder), URL rules and the security headers.
+ * delegating encoder), bearer tokens, sealed-cookie sessions with a login page, URL
+ * rules and the security headers.
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -10,6 +11,7 @@ import {
   AuthenticationManager,
   AuthorizationManager,
   SecurityContext,
+  SecurityHeaders,
   SecurityTransform,
   User,
   securityEvents,
@@ -17,8 +19,16 @@ import {
 import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
 import { JwtAuthenticator, JwtConfig, JwtTokenService } from 'portcullis/jwt';
 import { secureHandler, withSecurityHeaders, type SecuredRequest } from 'portcullis/node';
+import type { SessionAuthenticator } from 'portcullis/session';
 import { createAuthRoutes } from './auth-routes.js';
 import { graphqlHandler } from './graphql-schema.js';
+import {
+  createSessionSite,
+  createSessions,
+  sessionOptionsFromEnv,
+  type SessionSiteOptions,
+  type SessionSummary,
+} from './session-site.js';
 import { trpcHandler } from './trpc-router.js';
 
 /** The demo users: username, password, roles, authorities. */
@@ -56,7 +66,7 @@ const routes: Record<string, Route> = {
     text(
       res,
       200,
-      'Welcome to the portcullis example. Try /profile with HTTP Basic, or POST /auth/login for a bearer token.\n',
+      'Welcome to the portcullis example. Try /profile with HTTP Basic, POST /auth/login for a bearer token, or /me in a browser.\n',
     );
   },
   'GET /health': (_req, res) => {
@@ -94,12 +104,20 @@ const routes: Record<string, Route> = {
   },
 };
 
+/** Options of {@link createApp}. */
+export interface AppOptions {
+  /** The sessions of the site. @defaultValue read from the environment (`sessionOptionsFromEnv`) */
+  readonly session?: SessionSiteOptions;
+}
+
 /** Builds the secured request listener (passwords are Argon2id-encoded at start-up). */
-export async function createApp(): Promise<{
+export async function createApp(options: AppOptions = {}): Promise<{
   listener: ReturnType<typeof withSecurityHeaders>;
   transform: SecurityTransform;
   jwt: JwtAuthenticator;
   tokens: JwtTokenService;
+  sessions: SessionAuthenticator;
+  session: SessionSummary;
 }> {
   const encoder = createDelegatingPasswordEncoder();
   let store = AuthenticationManager.inMemoryAuthentication().passwordEncoder(encoder);
@@ -121,15 +139,24 @@ export async function createApp(): Promise<{
     .expirationSecs(15 * 60);
   const jwt = new JwtAuthenticator(jwtConfig);
   const tokens = new JwtTokenService(jwtConfig).refreshExpirationDays(7);
-  const authRoutes = createAuthRoutes(store, tokens);
+  // Sessions for the server-rendered site (/login, /me); the cookie also
+  // authenticates the page's calls to /trpc and /graphql.
+  const { sessions, summary } = createSessions(options.session ?? sessionOptionsFromEnv(), store);
+  const extraRoutes = { ...createAuthRoutes(store, tokens), ...createSessionSite(sessions, store) };
 
   const transform = new SecurityTransform()
-    .configAuthenticator(() => AuthenticationManager.anyOf(jwt, store))
+    // A bearer token, else the session cookie, else HTTP Basic: the first user found wins.
+    .configAuthenticator(() => AuthenticationManager.anyOf(jwt, sessions, store))
     .configAuthorizer(() =>
       AuthorizationManager.requestMatcher()
+        // Browser navigations that need a login go to the form; other clients get 401
+        // with the Basic and Bearer challenges.
+        .loginUrl('/login', { targetParameter: 'continue' })
         .httpBasic()
         .bearer()
         .addMatcher('/health', Access.permitAll())
+        .addMatcher('/login|/logout', Access.permitAll())
+        .addMatcher('/me', Access.authenticated())
         .addMatcher('/auth/(?:login|refresh)', Access.permitAll(), { methods: ['POST'] })
         .addMatcher('/profile', new Access().roles(['USER']))
         .addMatcher('/posts', new Access().roles(['USER']).authorities(['posts:read']), {
@@ -145,18 +172,22 @@ export async function createApp(): Promise<{
 
   const router = (req: SecuredRequest, res: ServerResponse): void => {
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
-    const authRoute = authRoutes[`${req.method ?? 'GET'} ${path}`];
-    if (!authRoute) {
+    const extraRoute = extraRoutes[`${req.method ?? 'GET'} ${path}`];
+    if (!extraRoute) {
       routeRequest(req, res);
       return;
     }
-    authRoute(req, res).catch(() => {
+    extraRoute(req, res).catch(() => {
       if (!res.headersSent) text(res, 500, 'Internal Server Error\n');
       else res.destroy();
     });
   };
-  const listener = withSecurityHeaders(secureHandler(transform, router));
-  return { listener, transform, jwt, tokens };
+  // helmet's policy, plus a per-response nonce for the inline script of /me.
+  const headers = new SecurityHeaders({
+    contentSecurityPolicy: { directives: { scriptSrc: ["'self'", SecurityHeaders.nonce] } },
+  });
+  const listener = withSecurityHeaders(secureHandler(transform, router), headers);
+  return { listener, transform, jwt, tokens, sessions, session: summary };
 }
 
 /** The application's router, without any security (the benchmark's baseline uses it bare). */
