@@ -33,7 +33,7 @@ export interface SessionAuthenticatorOptions {
    * call `logOutEverywhere(username)` when rights change.
    */
   readonly loadUser?: (username: string) => User | null | Promise<User | null>;
-  /** The clock in epoch milliseconds (tests). @defaultValue `Date.now` */
+  /** The clock in epoch milliseconds (tests); the default store uses it too. @defaultValue `Date.now` */
   readonly clock?: () => number;
 }
 
@@ -80,6 +80,7 @@ export class SessionAuthenticator implements Authenticator {
   readonly #keys: ReadonlyMap<string, Buffer>;
   readonly #newest: string;
   readonly #states = new WeakMap<SecurityRequest, Promise<SessionState | undefined>>();
+  #lastStamp = 0;
 
   /** @param config - a {@link SessionConfig} or its plain-object form */
   constructor(
@@ -95,12 +96,10 @@ export class SessionAuthenticator implements Authenticator {
       if (!OPTIONS.includes(key))
         throw new ConfigurationError(key, 'is not an option of SessionAuthenticator');
     }
-    const {
-      store = new MemorySessionStore(),
-      events = securityEvents,
-      loadUser,
-      clock = Date.now,
-    } = options;
+    const { events = securityEvents, loadUser, clock = Date.now } = options;
+    if (typeof clock !== 'function') throw new ConfigurationError('clock', 'must be a function');
+    // The default store expires its records on the same clock as the sessions.
+    const store = options.store ?? new MemorySessionStore({ clock });
     if (typeof store.isRevoked !== 'function' || typeof store.revokeSession !== 'function') {
       throw new ConfigurationError('store', 'must be a SessionStore');
     }
@@ -110,7 +109,6 @@ export class SessionAuthenticator implements Authenticator {
     if (loadUser !== undefined && typeof loadUser !== 'function') {
       throw new ConfigurationError('loadUser', 'must be a function (username) => User | null');
     }
-    if (typeof clock !== 'function') throw new ConfigurationError('clock', 'must be a function');
     this.#store = store;
     this.#events = events;
     this.#loadUser = loadUser;
@@ -187,7 +185,7 @@ export class SessionAuthenticator implements Authenticator {
   async logIn(user: User | AuthenticatedUser): Promise<string> {
     const state: SessionState = {
       sid: randomBytes(16).toString('base64url'),
-      iat: this.#clock(),
+      iat: this.#stamp(),
       user: { username: user.username, roles: [...user.roles], authorities: [...user.authorities] },
     };
     const sealed = await seal(this.#settings, state);
@@ -216,7 +214,7 @@ export class SessionAuthenticator implements Authenticator {
 
   /** Ends every session of the user created until now ("log out everywhere", after a role change). */
   async logOutEverywhere(username: string): Promise<void> {
-    const now = this.#clock();
+    const now = this.#stamp();
     await this.#store.revokeUser(username, now, now + this.#settings.maxAgeSeconds * 1000);
   }
 
@@ -253,6 +251,16 @@ export class SessionAuthenticator implements Authenticator {
       state !== undefined &&
       verifyToken(this.#keys, state.sid, typeof token === 'string' ? token : undefined)
     );
+  }
+
+  /**
+   * The clock, made strictly increasing (by 1/1024 ms, exact in a double): a login
+   * in the same millisecond as a "log out everywhere", but after it, is later than it
+   * (and not revoked), while every session created before it is not.
+   */
+  #stamp(): number {
+    this.#lastStamp = Math.max(this.#clock(), this.#lastStamp + 1 / 1024);
+    return this.#lastStamp;
   }
 
   /** The unsealed session cookie of a request (once per request). */

@@ -179,7 +179,16 @@ function makeHandler(
   };
   return Object.freeze({
     node: async (req: IncomingMessage, res: ServerResponse) => {
-      const outcome = await run(nodeRequestView(req), req);
+      let outcome: Outcome;
+      try {
+        outcome = await run(nodeRequestView(req), req);
+      } catch {
+        // A client that went away mid-body, or a failing store: never an unhandled
+        // rejection (which would end the process), never details.
+        if (res.headersSent || req.socket.destroyed) res.destroy();
+        else res.writeHead(500, TEXT).end('Internal Server Error');
+        return;
+      }
       if (outcome.setCookie !== undefined) res.appendHeader('set-cookie', outcome.setCookie);
       if (outcome.status === 413) res.setHeader('connection', 'close');
       res.writeHead(outcome.status, outcome.headers);

@@ -19,8 +19,8 @@ export async function readForm(
   if (source instanceof Request) {
     const declared = Number(source.headers.get('content-length') ?? '0');
     if (declared > max) return { status: 413 };
-    const bytes = new Uint8Array(await source.arrayBuffer());
-    if (bytes.length > max) return { status: 413 };
+    const bytes = await readAtMost(source, max);
+    if (bytes === undefined) return { status: 413 };
     text = new TextDecoder().decode(bytes);
   } else {
     const chunks: Buffer[] = [];
@@ -39,6 +39,25 @@ export async function readForm(
     seen.add(key);
   }
   return { form };
+}
+
+/** The body of a Fetch request, or `undefined` past `max` bytes (reading stops there). */
+async function readAtMost(request: Request, max: number): Promise<Uint8Array | undefined> {
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
 }
 
 function contentType(source: IncomingMessage | Request): string | undefined {

@@ -24,5 +24,7 @@ export function safeRedirectTarget(value: unknown, fallback: string): string {
     return fallback;
   }
   if (url.origin !== BASE) return fallback;
-  return `${url.pathname}${url.search}${url.hash}`;
+  const target = `${url.pathname}${url.search}${url.hash}`;
+  // Dot segments can collapse into a protocol-relative path: `/.//evil.com` → `//evil.com`.
+  return target.startsWith('//') ? fallback : target;
 }

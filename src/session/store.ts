@@ -1,4 +1,5 @@
-import { PortcullisError } from '../core/errors.js';
+import { ConfigurationError, PortcullisError } from '../core/errors.js';
+import { requireInteger } from '../lib/validate.js';
 
 /**
  * Where sessions are revoked and their activity recorded. A sealed cookie cannot be
@@ -9,7 +10,7 @@ import { PortcullisError } from '../core/errors.js';
 export interface SessionStore {
   /** Records that the session `sid` is over (logout); kept until `expiresAtMs`. */
   revokeSession(sid: string, expiresAtMs: number): void | Promise<void>;
-  /** Records that every session of the user created before `atMs` is over; kept until `expiresAtMs`. */
+  /** Records that every session of the user created at or before `atMs` is over; kept until `expiresAtMs`. */
   revokeUser(username: string, atMs: number, expiresAtMs: number): void | Promise<void>;
   /**
    * Whether the session is revoked: `'session'` (logged out), `'user'` (all the
@@ -46,6 +47,12 @@ export interface MemorySessionStoreOptions {
   readonly maxRevocations?: number;
   /** How many sessions' last activity is tracked at most (idle timeouts). @defaultValue `100_000` */
   readonly maxTracked?: number;
+  /**
+   * The clock in epoch milliseconds, which decides when a record has expired. Give
+   * it the clock of the `SessionAuthenticator` (which does so for its default store).
+   * @defaultValue `Date.now`
+   */
+  readonly clock?: () => number;
 }
 
 /**
@@ -62,20 +69,29 @@ export class MemorySessionStore implements SessionStore {
   readonly #seen = new Map<string, { readonly atMs: number; readonly expiresAtMs: number }>();
   readonly #maxRevocations: number;
   readonly #maxTracked: number;
+  readonly #clock: () => number;
 
   constructor(options: MemorySessionStoreOptions = {}) {
-    this.#maxRevocations = options.maxRevocations ?? 100_000;
-    this.#maxTracked = options.maxTracked ?? 100_000;
+    this.#maxRevocations = requireInteger(
+      'maxRevocations',
+      options.maxRevocations ?? 100_000,
+      1,
+      100_000_000,
+    );
+    this.#maxTracked = requireInteger('maxTracked', options.maxTracked ?? 100_000, 1, 100_000_000);
+    const clock = options.clock ?? Date.now;
+    if (typeof clock !== 'function') throw new ConfigurationError('clock', 'must be a function');
+    this.#clock = clock;
   }
 
   revokeSession(sid: string, expiresAtMs: number): void {
-    this.#makeRoom(Date.now());
+    this.#makeRoom(this.#clock());
     this.#sessions.set(sid, expiresAtMs);
     this.#seen.delete(sid);
   }
 
   revokeUser(username: string, atMs: number, expiresAtMs: number): void {
-    this.#makeRoom(Date.now());
+    this.#makeRoom(this.#clock());
     const known = this.#users.get(username);
     this.#users.set(username, {
       atMs: Math.max(atMs, known?.atMs ?? 0),
@@ -88,7 +104,7 @@ export class MemorySessionStore implements SessionStore {
     username: string | undefined,
     createdAtMs: number,
   ): false | 'session' | 'user' {
-    const now = Date.now();
+    const now = this.#clock();
     const session = this.#sessions.get(sid);
     if (session !== undefined && session > now) return 'session';
     if (username !== undefined) {

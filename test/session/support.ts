@@ -1,0 +1,267 @@
+import { request as httpRequest } from 'node:http';
+import {
+  AuthenticationManager,
+  createSecurityRequest,
+  DelegatingPasswordEncoder,
+  NoOpPasswordEncoder,
+  SecurityEvents,
+  User,
+  type MemoryAuthenticator,
+  type SecurityEvent,
+  type SecurityRequest,
+} from '../../src/index.js';
+import { csrfKeys, tokenFor } from '../../src/session/csrf.js';
+import {
+  SessionAuthenticator,
+  SessionConfig,
+  type FormHandler,
+  type SessionAuthenticatorOptions,
+  type SessionConfigOptions,
+} from '../../src/session/index.js';
+import { listen, type TestServer } from '../support/server.js';
+
+/** A fixed instant for every clock of these tests (2030-01-01T12:00:00Z). */
+export const NOW = Date.UTC(2030, 0, 1, 12);
+
+/** Two iron passwords of 32+ characters. */
+export const PASSWORD_1 = 'password-one-for-the-session-tests-0123456789';
+export const PASSWORD_2 = 'password-two-for-the-session-tests-9876543210';
+
+/** A clock the test moves by hand. */
+export interface TestClock {
+  readonly now: () => number;
+  advance(ms: number): void;
+  set(ms: number): void;
+}
+
+/** A manual clock starting at {@link NOW}. */
+export function testClock(start = NOW): TestClock {
+  let now = start;
+  return {
+    now: () => now,
+    advance: (ms) => {
+      now += ms;
+    },
+    set: (ms) => {
+      now = ms;
+    },
+  };
+}
+
+/** A publisher recording every event. */
+export function recordEvents(): { events: SecurityEvents; received: SecurityEvent[] } {
+  const events = new SecurityEvents();
+  const received: SecurityEvent[] = [];
+  events.on('*', (event) => {
+    received.push(event);
+  });
+  return { events, received };
+}
+
+/** A session authenticator on a manual clock with recorded events. */
+export interface SessionsFixture {
+  readonly sessions: SessionAuthenticator;
+  readonly clock: TestClock;
+  readonly events: SecurityEvents;
+  readonly received: SecurityEvent[];
+}
+
+/** Sessions with password 1 (unless configured otherwise) on a manual clock. */
+export function makeSessions(
+  config: SessionConfigOptions = {},
+  options: Omit<SessionAuthenticatorOptions, 'events' | 'clock'> & { clock?: TestClock } = {},
+): SessionsFixture {
+  const { clock = testClock(), ...rest } = options;
+  const { events, received } = recordEvents();
+  const sessions = new SessionAuthenticator(
+    new SessionConfig({ passwords: PASSWORD_1, ...config }),
+    { ...rest, events, clock: clock.now },
+  );
+  return { sessions, clock, events, received };
+}
+
+/** What a test request carries. */
+export interface RequestInit {
+  readonly method?: string;
+  readonly url?: string;
+  /** A `Set-Cookie` value (or a `name=value` pair) sent back as the `Cookie` header. */
+  readonly cookie?: string | undefined;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly secure?: boolean;
+}
+
+/** A {@link SecurityRequest} to `http://app.example` (Host header set) unless told otherwise. */
+export function request(init: RequestInit = {}): SecurityRequest {
+  const headers: Record<string, string> = { host: 'app.example' };
+  for (const [name, value] of Object.entries(init.headers ?? {}))
+    headers[name.toLowerCase()] = value;
+  if (init.cookie !== undefined) headers['cookie'] = cookiePair(init.cookie);
+  return createSecurityRequest({
+    method: init.method ?? 'GET',
+    url: init.url ?? '/',
+    header: (name) => headers[name],
+    clientAddress: '127.0.0.1',
+    secure: init.secure ?? false,
+  });
+}
+
+/** The `name=value` pair of a `Set-Cookie` value. */
+export function cookiePair(setCookie: string): string {
+  return setCookie.split(';', 1)[0] ?? '';
+}
+
+/** The value of a `Set-Cookie` (or `name=value`) string. */
+export function cookieValue(setCookie: string): string {
+  const pair = cookiePair(setCookie);
+  return pair.slice(pair.indexOf('=') + 1);
+}
+
+/** The attributes of a `Set-Cookie` value, lower-cased names. */
+export function cookieAttributes(setCookie: string): Map<string, string> {
+  const attributes = new Map<string, string>();
+  for (const part of setCookie.split(';').slice(1)) {
+    const [name = '', ...value] = part.trim().split('=');
+    attributes.set(name.toLowerCase(), value.join('='));
+  }
+  return attributes;
+}
+
+/** The users of the form tests: password `<name>-pw`. */
+export const ALICE = new User('alice', '{noop}alice-pw').withRoles(['USER']);
+export const MALLORY = new User('mallory', '{noop}mallory-pw').withRoles(['USER']);
+export const ADMIN = new User('root', '{noop}root-pw')
+  .withRoles(['ADMIN', 'USER'])
+  .withAuthorities(['users:write']);
+
+/** An in-memory store of {@link ALICE}, {@link MALLORY} and {@link ADMIN}, publishing to `events`. */
+export function userStore(events: SecurityEvents): MemoryAuthenticator {
+  const encoder = new DelegatingPasswordEncoder()
+    .withEncoder('noop', new NoOpPasswordEncoder())
+    .defaultEncoder('noop');
+  return AuthenticationManager.inMemoryAuthentication({ events, cache: false })
+    .passwordEncoder(encoder)
+    .withUser(ALICE)
+    .withUser(MALLORY)
+    .withUser(ADMIN);
+}
+
+/** An `application/x-www-form-urlencoded` body. */
+export function form(fields: Readonly<Record<string, string>>): string {
+  return new URLSearchParams(fields).toString();
+}
+
+/** A CSRF token for `sid` made with `password` under password id `id` (rotation tests). */
+export function csrfTokenWith(
+  passwords: Readonly<Record<string, string>>,
+  id: string,
+  sid: string,
+): string {
+  return tokenFor(csrfKeys(new SessionConfig({ passwords }).resolve()), id, sid);
+}
+
+/** The error a function throws. */
+export function thrown(fn: () => unknown): { code?: string; option?: string } {
+  try {
+    fn();
+  } catch (error) {
+    return error as { code?: string; option?: string };
+  }
+  throw new Error('expected an error');
+}
+
+/** An answer of a form handler, whichever adapter style ran it. */
+export interface Reply {
+  readonly status: number;
+  readonly location: string | undefined;
+  readonly setCookies: readonly string[];
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** Posts to the login and logout handlers through one adapter style. */
+export interface Harness {
+  readonly kind: 'node' | 'fetch';
+  /** The application's own origin (Host + scheme) as the handlers see it. */
+  readonly origin: string;
+  send(
+    path: '/login' | '/logout',
+    init: {
+      readonly method?: string;
+      readonly headers?: Readonly<Record<string, string>>;
+      readonly body?: string;
+    },
+  ): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+/** A real node server on 127.0.0.1 routing `/login` and `/logout` to the handlers' `node`. */
+export async function nodeHarness(login: FormHandler, logout: FormHandler): Promise<Harness> {
+  const server: TestServer = await listen((req, res) => {
+    const handler = req.url === '/logout' ? logout : login;
+    void handler.node(req, res);
+  });
+  return {
+    kind: 'node',
+    origin: server.origin,
+    close: () => server.close(),
+    send: (path, init) =>
+      new Promise((resolve, reject) => {
+        const req = httpRequest(
+          `${server.origin}${path}`,
+          { method: init.method ?? 'POST', headers: init.headers ?? {} },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (body += chunk));
+            res.on('end', () => {
+              const headers: Record<string, string> = {};
+              for (const [name, value] of Object.entries(res.headers)) {
+                if (name !== 'set-cookie' && typeof value === 'string') headers[name] = value;
+              }
+              resolve({
+                status: res.statusCode ?? 0,
+                location: res.headers.location,
+                setCookies: res.headers['set-cookie'] ?? [],
+                headers,
+                body,
+              });
+            });
+          },
+        );
+        req.on('error', reject);
+        req.end(init.body);
+      }),
+  };
+}
+
+/** The handlers' `fetch`, called with a `Request` to `http://app.example`. */
+export function fetchHarness(login: FormHandler, logout: FormHandler): Harness {
+  const origin = 'http://app.example';
+  return {
+    kind: 'fetch',
+    origin,
+    close: () => Promise.resolve(),
+    send: async (path, init) => {
+      const method = init.method ?? 'POST';
+      const handler = path === '/logout' ? logout : login;
+      const response = await handler.fetch(
+        new Request(`${origin}${path}`, {
+          method,
+          headers: init.headers ?? {},
+          ...(method === 'GET' || method === 'HEAD' ? {} : { body: init.body ?? '' }),
+        }),
+      );
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        if (name !== 'set-cookie') headers[name] = value;
+      });
+      return {
+        status: response.status,
+        location: response.headers.get('location') ?? undefined,
+        setCookies: response.headers.getSetCookie(),
+        headers,
+        body: await response.text(),
+      };
+    },
+  };
+}
