@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AuthenticatedUser } from '../core/authenticated-user.js';
 import { noteRefusal } from '../core/credential-failure.js';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError, PortcullisError } from '../core/errors.js';
 import { securityEvents, summarize, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { Authenticator } from '../core/security.js';
@@ -46,6 +46,17 @@ export interface CsrfTokenResult {
 }
 
 const OPTIONS = ['store', 'events', 'loadUser', 'clock'];
+/** The longest seal a cookie may carry (what `unseal` accepts; browsers stop at 4096 bytes). */
+const MAX_SEAL = 3800;
+
+/** The user has too many roles or authorities to fit in a session cookie. */
+export class SessionTooLargeError extends PortcullisError {
+  override readonly code = 'ERR_SESSION_TOO_LARGE';
+
+  constructor() {
+    super('The session does not fit in a cookie (too many roles or authorities)');
+  }
+}
 
 /**
  * Sealed-cookie sessions (SPEC.md's `SessionAuthenticator`): an {@link Authenticator}
@@ -149,6 +160,22 @@ export class SessionAuthenticator implements Authenticator {
         revoked === 'session' ? 'logout' : 'user-revoked',
       );
     }
+    let user: User;
+    try {
+      user = new User(stored.username, '', stored.roles, stored.authorities);
+    } catch {
+      return this.#invalid(request);
+    }
+    if (this.#settings.csrf && isUnsafe(request.method)) {
+      const failure = this.#csrf(request, state.sid);
+      if (failure !== undefined) return this.#csrfRejected(request, user.username, failure);
+    }
+    if (this.#loadUser && !(await this.#sameRights(user))) {
+      await this.#store.revokeSession(state.sid, expiresAt);
+      return this.#revoked(request, user.username, 'rights-changed');
+    }
+    // Activity is recorded last: a refused request (CSRF, changed rights) must not
+    // keep a session alive.
     const idle = this.#settings.idleTimeoutSeconds;
     if (idle !== undefined) {
       const last = (await this.#store.touch(state.sid, now, expiresAt)) ?? state.iat;
@@ -156,20 +183,6 @@ export class SessionAuthenticator implements Authenticator {
         await this.#store.revokeSession(state.sid, expiresAt);
         return this.#invalid(request);
       }
-    }
-    let user: User;
-    try {
-      user = new User(stored.username, '', stored.roles, stored.authorities);
-    } catch {
-      return this.#invalid(request);
-    }
-    if (this.#loadUser && !(await this.#sameRights(user))) {
-      await this.#store.revokeSession(state.sid, expiresAt);
-      return this.#revoked(request, user.username, 'rights-changed');
-    }
-    if (this.#settings.csrf && isUnsafe(request.method)) {
-      const failure = this.#csrf(request, state.sid);
-      if (failure !== undefined) return this.#csrfRejected(request, user.username, failure);
     }
     return AuthenticatedUser.from(user, {
       authenticationMethod: 'session',
@@ -189,6 +202,9 @@ export class SessionAuthenticator implements Authenticator {
       user: { username: user.username, roles: [...user.roles], authorities: [...user.authorities] },
     };
     const sealed = await seal(this.#settings, state);
+    // Browsers drop cookies over 4096 bytes, and unseal refuses them: the user would
+    // seem logged in and then not be. Say so now instead.
+    if (sealed.length > MAX_SEAL) throw new SessionTooLargeError();
     return sessionCookie(this.#settings, sealed, this.#settings.maxAgeSeconds);
   }
 

@@ -48,7 +48,7 @@ export async function unseal(
   value: string,
 ): Promise<SessionState | undefined> {
   // Cheap shape checks first: garbage never reaches the crypto.
-  if (value.length > 4096 || !value.endsWith(SEAL_SUFFIX) || !SEAL.test(value)) return undefined;
+  if (value.length > 3800 || !value.endsWith(SEAL_SUFFIX) || !SEAL.test(value)) return undefined;
   let data: Record<string, unknown>;
   try {
     data = await unsealData<Record<string, unknown>>(value, {

@@ -366,11 +366,21 @@ export function requireOrigin(option: string, value: unknown): string {
   } catch {
     throw new ConfigurationError(option, 'must be origins like https://app.example.com');
   }
-  if (
-    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
-    url.origin !== (value as string).replace(/\/$/u, '')
-  ) {
-    throw new ConfigurationError(option, 'must be origins like https://app.example.com (no path)');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigurationError(option, 'must be http: or https: origins');
   }
+  if (
+    url.pathname !== '/' ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  ) {
+    throw new ConfigurationError(
+      option,
+      'must be origins like https://app.example.com (no path, query or user)',
+    );
+  }
+  // The canonical form browsers send in Origin: lower-case host, no default port.
   return url.origin;
 }

@@ -7,6 +7,7 @@
  */
 export {
   SessionAuthenticator,
+  SessionTooLargeError,
   type CsrfTokenResult,
   type SessionAuthenticatorOptions,
 } from './authenticator.js';

@@ -227,7 +227,7 @@ describe('configuration errors', () => {
     });
   });
 
-  it('origins must be written canonically; the caller options are not changed', () => {
+  it('origins are stored in canonical form; the caller options are not changed', () => {
     const options = Object.freeze({
       passwords: Object.freeze({ 1: PASSWORD_1 }),
       trustedOrigins: Object.freeze(['https://admin.example', 'http://localhost:3000/']),
@@ -238,8 +238,23 @@ describe('configuration errors', () => {
       'http://localhost:3000',
     ]);
     expect(options.trustedOrigins).toEqual(['https://admin.example', 'http://localhost:3000/']);
-    // Browsers send Origin in canonical form: another spelling could never match.
-    for (const origin of ['https://Admin.Example', 'https://admin.example:443']) {
+    // Browsers send Origin in canonical form: other spellings are normalized to it.
+    const spelled = new SessionAuthenticator(
+      {
+        passwords: PASSWORD_1,
+        trustedOrigins: ['https://Admin.Example', 'https://admin.example:443'],
+      },
+      { events: new SecurityEvents() },
+    );
+    expect(spelled.settings.trustedOrigins).toEqual([
+      'https://admin.example',
+      'https://admin.example',
+    ]);
+    for (const origin of [
+      'https://admin.example/app',
+      'https://u@admin.example',
+      'https://a.example?x',
+    ]) {
       expect(configError({ passwords: PASSWORD_1, trustedOrigins: [origin] })).toMatchObject({
         option: 'trustedOrigins',
       });

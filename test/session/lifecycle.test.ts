@@ -278,6 +278,19 @@ describe('idle timeout', () => {
     expect(await fixture.sessions.authenticate(get(cookie))).toBeNull();
   });
 
+  it('a refused request (CSRF) is not activity: it cannot keep a session alive', async () => {
+    const fixture = makeSessions({ idleTimeoutSeconds: 600 });
+    const cookie = await fixture.sessions.logIn(ALICE);
+    const crossSite = () =>
+      request({ method: 'POST', cookie, headers: { 'sec-fetch-site': 'cross-site' } });
+    for (let i = 0; i < 3; i++) {
+      fixture.clock.advance(300 * 1000);
+      expect(await fixture.sessions.authenticate(crossSite())).toBeNull();
+    }
+    // 900 s since login: idle, although cross-site requests came every 300 s.
+    expect(await fixture.sessions.authenticate(get(cookie))).toBeNull();
+  });
+
   it('activity never extends the absolute maxAge', async () => {
     const fixture = makeSessions({ idleTimeoutSeconds: 600, maxAgeSeconds: 3600 });
     const cookie = await fixture.sessions.logIn(ALICE);
@@ -287,5 +300,18 @@ describe('idle timeout', () => {
     }
     fixture.clock.advance(300 * 1000);
     expect(await fixture.sessions.authenticate(get(cookie))).toBeNull();
+  });
+});
+
+describe('session size', () => {
+  it('refuses at login a user whose session would not fit in a cookie', async () => {
+    const fixture = makeSessions();
+    const roles = Array.from({ length: 400 }, (_, i) => `ROLE_NUMBER_${i}`);
+    const crowded = new User('crowded', '{noop}x').withRoles(roles);
+    await expect(fixture.sessions.logIn(crowded)).rejects.toMatchObject({
+      code: 'ERR_SESSION_TOO_LARGE',
+    });
+    const cookie = await fixture.sessions.logIn(ALICE);
+    expect(cookie.length).toBeLessThan(4096);
   });
 });
