@@ -57,7 +57,17 @@ const zones = [
   },
   ...protocols.map((p) => ({
     target: `${src}/${p}`,
-    from: others(['core', 'lib', 'expression', 'password', 'authentication', 'authorization', p]),
+    from: others([
+      'core',
+      'lib',
+      'expression',
+      'password',
+      'authentication',
+      'authorization',
+      p,
+      // OAuth2 login ends in a session (the sessions issue): oauth2 may use session.
+      ...(p === 'oauth2' ? ['session'] : []),
+    ]),
   })),
   ...adapters.map((a) => ({
     target: `${src}/${a}`,

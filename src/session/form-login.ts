@@ -8,7 +8,7 @@ import { requireInteger, requireName } from '../lib/validate.js';
 import type { SessionAuthenticator } from './authenticator.js';
 import { checkOrigin } from './csrf.js';
 import { readForm } from './form.js';
-import { safeRedirectTarget } from './redirect.js';
+import { safeRedirectTarget } from '../lib/redirect.js';
 
 /** Something that checks a username and password, like `MemoryAuthenticator`. */
 export interface CredentialsVerifier {
