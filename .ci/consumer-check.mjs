@@ -17,6 +17,7 @@ const needs = {
   './graphql': ['graphql', '@graphql-tools/utils'],
   './jwt': ['jose'],
   './session': ['iron-session'],
+  './oauth2': ['oauth4webapi', 'iron-session'],
 };
 const devVersion = (name) =>
   JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
