@@ -26,7 +26,7 @@ export function requireSecureUrl(option: string, value: unknown): URL {
   if (typeof value !== 'string' && !(value instanceof URL)) {
     throw new ConfigurationError(option, 'must be an absolute URL');
   }
-  const url = URL.parse(value);
+  const url = URL.parse(String(value));
   if (url === null) throw new ConfigurationError(option, 'must be an absolute URL');
   if (!isSecureUrl(url)) {
     throw new ConfigurationError(option, 'must use https: (http: only on a loopback host)');
