@@ -2,7 +2,8 @@
  * The example application: SPEC.md's routes on a plain node `http` server, secured
  * by portcullis with HTTP Basic over the in-memory store (Argon2id behind a
  * delegating encoder), bearer tokens, sealed-cookie sessions with a login page, URL
- * rules and the security headers.
+ * rules and the security headers; optionally, OAuth2 / OpenID Connect login against a
+ * development provider on 127.0.0.1 (`OAUTH2_DEV_PROVIDER=1`).
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -23,9 +24,13 @@ import type { SessionAuthenticator } from 'portcullis/session';
 import { createAuthRoutes } from './auth-routes.js';
 import { graphqlHandler } from './graphql-schema.js';
 import {
+  createOAuth2Site,
   createSessionSite,
   createSessions,
+  devProviderAccounts,
   sessionOptionsFromEnv,
+  withOAuth2Routes,
+  type OAuth2Site,
   type SessionSiteOptions,
   type SessionSummary,
 } from './session-site.js';
@@ -108,6 +113,13 @@ const routes: Record<string, Route> = {
 export interface AppOptions {
   /** The sessions of the site. @defaultValue read from the environment (`sessionOptionsFromEnv`) */
   readonly session?: SessionSiteOptions;
+  /**
+   * Start the development OpenID provider on 127.0.0.1 (`oidc-provider`, a
+   * devDependency, loaded only then) and offer "Log in with the local test provider".
+   * `appOrigin` is the example's origin in the browser (`http://127.0.0.1:3000`).
+   * @defaultValue off (`examples/server.ts` turns it on with `OAUTH2_DEV_PROVIDER=1`)
+   */
+  readonly oauth2DevProvider?: { readonly appOrigin: string; readonly providerPort?: number };
 }
 
 /** Builds the secured request listener (passwords are Argon2id-encoded at start-up). */
@@ -118,6 +130,10 @@ export async function createApp(options: AppOptions = {}): Promise<{
   tokens: JwtTokenService;
   sessions: SessionAuthenticator;
   session: SessionSummary;
+  /** The OAuth2 login, when the development provider is on. */
+  oauth2: Pick<OAuth2Site, 'issuer'> | undefined;
+  /** Stops what the app started besides the listener (the development provider). */
+  close: () => Promise<void>;
 }> {
   const encoder = createDelegatingPasswordEncoder();
   let store = AuthenticationManager.inMemoryAuthentication().passwordEncoder(encoder);
@@ -142,7 +158,19 @@ export async function createApp(options: AppOptions = {}): Promise<{
   // Sessions for the server-rendered site (/login, /me); the cookie also
   // authenticates the page's calls to /trpc and /graphql.
   const { sessions, summary } = createSessions(options.session ?? sessionOptionsFromEnv(), store);
-  const extraRoutes = { ...createAuthRoutes(store, tokens), ...createSessionSite(sessions, store) };
+  const devProvider = options.oauth2DevProvider;
+  const oauth2 =
+    devProvider === undefined
+      ? undefined
+      : await createOAuth2Site(
+          { ...devProvider, accounts: devProviderAccounts(DEMO_USERS) },
+          sessions,
+          store,
+        );
+  const extraRoutes = {
+    ...createAuthRoutes(store, tokens),
+    ...createSessionSite(sessions, store, { oauth2: oauth2 !== undefined }),
+  };
 
   const transform = new SecurityTransform()
     // A bearer token, else the session cookie, else HTTP Basic: the first user found wins.
@@ -156,6 +184,8 @@ export async function createApp(options: AppOptions = {}): Promise<{
         .bearer()
         .addMatcher('/health', Access.permitAll())
         .addMatcher('/login|/logout', Access.permitAll())
+        // The OAuth2 login routes (answered only when the development provider is on).
+        .addMatcher('/oauth2/authorization/[^/]+|/login/oauth2/code/[^/]+', Access.permitAll())
         .addMatcher('/me', Access.authenticated())
         .addMatcher('/auth/(?:login|refresh)', Access.permitAll(), { methods: ['POST'] })
         .addMatcher('/profile', new Access().roles(['USER']))
@@ -170,7 +200,7 @@ export async function createApp(options: AppOptions = {}): Promise<{
         .addMatcher('/api/.*', new Access().roles(['USER'])),
     );
 
-  const router = (req: SecuredRequest, res: ServerResponse): void => {
+  const siteRouter = (req: SecuredRequest, res: ServerResponse): void => {
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
     const extraRoute = extraRoutes[`${req.method ?? 'GET'} ${path}`];
     if (!extraRoute) {
@@ -182,12 +212,25 @@ export async function createApp(options: AppOptions = {}): Promise<{
       else res.destroy();
     });
   };
+  // The OAuth2 routes first (only with the development provider).
+  const router = oauth2 === undefined ? siteRouter : withOAuth2Routes(oauth2.login, siteRouter);
   // helmet's policy, plus a per-response nonce for the inline script of /me.
   const headers = new SecurityHeaders({
     contentSecurityPolicy: { directives: { scriptSrc: ["'self'", SecurityHeaders.nonce] } },
   });
   const listener = withSecurityHeaders(secureHandler(transform, router), headers);
-  return { listener, transform, jwt, tokens, sessions, session: summary };
+  return {
+    listener,
+    transform,
+    jwt,
+    tokens,
+    sessions,
+    session: summary,
+    oauth2: oauth2 && { issuer: oauth2.issuer },
+    close: async () => {
+      await oauth2?.close();
+    },
+  };
 }
 
 /** The application's router, without any security (the benchmark's baseline uses it bare). */

@@ -1,11 +1,28 @@
 /**
  * `npm start`: the example server on 127.0.0.1 (port from PORT, default 3000).
+ * `OAUTH2_DEV_PROVIDER=1 npm start` also starts a development OpenID provider on
+ * 127.0.0.1 (port from OAUTH2_DEV_PROVIDER_PORT, default a free one) and offers
+ * "Log in with the local test provider" on the login page.
  */
 import { createServer } from 'node:http';
 import { DEMO_USERS, createApp, logSecurityEvents } from './app.js';
 
 const port = Number(process.env['PORT'] ?? 3000);
-const { listener, session } = await createApp();
+const withProvider = process.env['OAUTH2_DEV_PROVIDER'] === '1';
+if (withProvider && !(Number.isInteger(port) && port > 0 && port < 65_536)) {
+  // The provider registers the redirect URI with the port before the server listens.
+  throw new TypeError('OAUTH2_DEV_PROVIDER=1 needs a fixed PORT (1 to 65535)');
+}
+const { listener, session, oauth2, close } = await createApp(
+  withProvider
+    ? {
+        oauth2DevProvider: {
+          appOrigin: `http://127.0.0.1:${port}`,
+          providerPort: Number(process.env['OAUTH2_DEV_PROVIDER_PORT'] ?? 0),
+        },
+      }
+    : {},
+);
 logSecurityEvents();
 
 const server = createServer(listener);
@@ -41,6 +58,15 @@ server.listen(port, '127.0.0.1', () => {
       '(No JWT_SECRET set: tokens are signed with a random secret and die with the process.)',
     );
   }
+  if (oauth2 === undefined) {
+    console.log('(OAUTH2_DEV_PROVIDER=1 adds "Log in with the local test provider" to /login.)');
+  } else {
+    console.log(`Development OpenID provider (oidc-provider): ${oauth2.issuer}`);
+    console.log(
+      `  /login → "Log in with the local test provider" → log in there as a demo user ` +
+        '(same password), or as stranger / stranger-password, whom the example refuses.',
+    );
+  }
   if (!session.passwordFromEnv) {
     console.log(
       '(No SESSION_PASSWORD set: sessions are sealed with a random password and die with the process.)',
@@ -49,7 +75,9 @@ server.listen(port, '127.0.0.1', () => {
 });
 
 const stop = (): void => {
-  server.close(() => process.exit(0));
+  server.close(() => {
+    void close().finally(() => process.exit(0));
+  });
   server.closeAllConnections();
 };
 process.on('SIGINT', stop);

@@ -25,6 +25,7 @@ const STYLE = `
   form.login { display: grid; gap: .6rem; max-width: 20rem; }
   label { display: grid; gap: .2rem; font-weight: 600; }
   input { font: inherit; padding: .35rem .5rem; border: 1px solid #9aa3b5; border-radius: 4px; }
+  a.button { display: inline-block; padding: .4rem .9rem; border-radius: 4px; background: #b5651d; color: #fff; text-decoration: none; }
   button { font: inherit; padding: .4rem .9rem; border: 0; border-radius: 4px; background: #2754c5; color: #fff; cursor: pointer; }
   .notice { padding: .5rem .8rem; border-radius: 4px; background: #eef2fb; }
   .error { background: #fde8e8; color: #8a1c1c; }
@@ -59,17 +60,28 @@ export interface LoginPageModel {
   readonly csrfField: string;
   /** A checked same-origin path to return to after login, or `''`. */
   readonly target: string;
-  readonly error: boolean;
+  /** Why the last login failed: a wrong password (`/login?error`) or the provider login (`/login?error=oauth2`). */
+  readonly error: false | 'credentials' | 'oauth2';
   readonly loggedOut: boolean;
+  /** The link of "Log in with the local test provider", when the provider is on. */
+  readonly oauth2Href?: string | undefined;
 }
 
 /** `GET /login`: the login form (username, password, `_csrf`, `continue`). */
 export function loginPage(model: LoginPageModel): string {
-  const notice = model.error
-    ? '<p class="notice error" role="alert" id="login-error">Wrong username or password.</p>'
-    : model.loggedOut
-      ? '<p class="notice" id="logged-out">You have been logged out.</p>'
-      : '';
+  const notice =
+    model.error === 'oauth2'
+      ? '<p class="notice error" role="alert" id="login-error">The login with the provider did not succeed.</p>'
+      : model.error === 'credentials'
+        ? '<p class="notice error" role="alert" id="login-error">Wrong username or password.</p>'
+        : model.loggedOut
+          ? '<p class="notice" id="logged-out">You have been logged out.</p>'
+          : '';
+  const oauth2 =
+    model.oauth2Href === undefined
+      ? ''
+      : `<p class="oauth2"><a class="button" id="oauth2-login" href="${escapeHtml(model.oauth2Href)}">Log in with the local test provider</a></p>
+`;
   const target =
     model.target === ''
       ? ''
@@ -85,7 +97,7 @@ ${notice}
   <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
   <button type="submit">Log in</button>
 </form>
-<p>Demo users: <code>user</code>, <code>writer</code>, <code>admin</code>, <code>guest</code>
+${oauth2}<p>Demo users: <code>user</code>, <code>writer</code>, <code>admin</code>, <code>guest</code>
 (password <code>&lt;name&gt;-password</code>).</p>`,
   );
 }

@@ -1,12 +1,21 @@
 /**
  * The example's server-rendered site on sealed-cookie sessions: `GET /login` (the
  * form, with the CSRF token), `POST /login`, `POST /logout` and `GET /me` (the
- * user, and a script calling `/trpc` and `/graphql` with the session cookie).
+ * user, and a script calling `/trpc` and `/graphql` with the session cookie); and,
+ * with the development OpenID provider on, the OAuth2 login routes
+ * (`/oauth2/authorization/local`, `/login/oauth2/code/local`).
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MemoryAuthenticator } from 'portcullis';
 import { getCspNonce, getUser } from 'portcullis/node';
+import {
+  OAuth2ClientRepository,
+  OAuth2Config,
+  OAuth2Provider,
+  oauth2Login,
+  type OAuth2LoginHandler,
+} from 'portcullis/oauth2';
 import {
   SessionAuthenticator,
   SessionConfig,
@@ -14,7 +23,11 @@ import {
   formLogout,
   safeRedirectTarget,
 } from 'portcullis/session';
+import type { DevProviderAccount } from './oauth2-dev-provider.js';
 import { loginPage, mePage } from './session-pages.js';
+
+/** The registration id of the development provider: `/oauth2/authorization/local`. */
+export const OAUTH2_REGISTRATION_ID = 'local';
 
 /** How the example's sessions are set up. */
 export interface SessionSiteOptions {
@@ -83,10 +96,17 @@ export function createSessions(
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
+/** What the site's pages offer besides the login form. */
+export interface SessionSiteFeatures {
+  /** Show "Log in with the local test provider" on the login page. @defaultValue `false` */
+  readonly oauth2?: boolean;
+}
+
 /** The site's routes, by `METHOD path`. */
 export function createSessionSite(
   sessions: SessionAuthenticator,
   store: MemoryAuthenticator,
+  features: SessionSiteFeatures = {},
 ): Record<string, Handler> {
   const csrfField = sessions.settings.csrfFieldName;
   const login = formLogin({ sessions, credentials: store, defaultTarget: '/me' });
@@ -96,15 +116,21 @@ export function createSessionSite(
       const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
       const { token, setCookie } = await sessions.csrfToken(req);
       if (setCookie !== undefined) res.appendHeader('set-cookie', setCookie);
+      // Only a same-origin path is echoed (the login handlers check it again).
+      const target = safeRedirectTarget(query.get('continue'), '');
+      const error = query.get('error');
       html(
         res,
         loginPage({
           csrfToken: token,
           csrfField,
-          // Only a same-origin path is echoed (the login handler checks it again).
-          target: safeRedirectTarget(query.get('continue'), ''),
-          error: query.has('error'),
+          target,
+          error: error === null ? false : error === 'oauth2' ? 'oauth2' : 'credentials',
           loggedOut: query.has('logout'),
+          oauth2Href:
+            features.oauth2 === true
+              ? `/oauth2/authorization/${OAUTH2_REGISTRATION_ID}?continue=${encodeURIComponent(target === '' ? '/me' : target)}`
+              : undefined,
         }),
       );
     },
@@ -121,6 +147,109 @@ export function createSessionSite(
       if (setCookie !== undefined) res.appendHeader('set-cookie', setCookie);
       html(res, mePage({ user, csrfToken: token, csrfField, nonce }));
     },
+  };
+}
+
+/**
+ * The development provider's accounts: the demo users (same names and passwords), and
+ * `stranger`, whom the example has no account for: the mapper refuses that login.
+ */
+export function devProviderAccounts(
+  users: readonly { readonly username: string; readonly password: string }[],
+): DevProviderAccount[] {
+  return [
+    ...users.map(({ username, password }) => ({
+      subject: username,
+      password,
+      email: `${username}@example.com`,
+    })),
+    {
+      subject: 'stranger',
+      password: 'stranger-password',
+      email: 'stranger@example.com',
+      note: 'no account in the example: the login is refused',
+    },
+  ];
+}
+
+/** Options of {@link createOAuth2Site}. */
+export interface OAuth2SiteOptions {
+  /**
+   * The example's own origin as the browser sees it (`http://127.0.0.1:3000`): the
+   * redirect URI registered at the provider is `<appOrigin>/login/oauth2/code/local`.
+   */
+  readonly appOrigin: string;
+  /** The development provider's port on 127.0.0.1. @defaultValue `0` (a free port) */
+  readonly providerPort?: number;
+  /** The provider's accounts (their subjects are the usernames typed at the provider). */
+  readonly accounts: readonly DevProviderAccount[];
+}
+
+/** The OAuth2 login of the example, against its development provider. */
+export interface OAuth2Site {
+  /** The routes `GET /oauth2/authorization/local` and `GET /login/oauth2/code/local`. */
+  readonly login: OAuth2LoginHandler;
+  /** The provider's issuer, `http://127.0.0.1:<port>`. */
+  readonly issuer: string;
+  /** Stops the provider. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the development OpenID provider (`oidc-provider`, loaded only now) and the
+ * OAuth2 login routes that use it. The provider's subject names the example's user
+ * of the same username, whose roles and authorities come from the example's store;
+ * a subject without an account here is refused (never matched by email).
+ */
+export async function createOAuth2Site(
+  options: OAuth2SiteOptions,
+  sessions: SessionAuthenticator,
+  store: MemoryAuthenticator,
+): Promise<OAuth2Site> {
+  const { startDevProvider } = await import('./oauth2-dev-provider.js');
+  const redirectUri = new URL(`/login/oauth2/code/${OAUTH2_REGISTRATION_ID}`, options.appOrigin)
+    .href;
+  const provider = await startDevProvider({
+    redirectUri,
+    accounts: options.accounts,
+    ...(options.providerPort === undefined ? {} : { port: options.providerPort }),
+  });
+  try {
+    const config = new OAuth2Config(provider.clientId, provider.clientSecret, redirectUri)
+      .provider(OAuth2Provider.oidc({ issuer: provider.issuer, name: OAUTH2_REGISTRATION_ID }))
+      // The provider asks for the password at every login, so a logged-out user can
+      // log in as someone else (a provider session would otherwise log them back in).
+      .authorizationParams({ prompt: 'login' });
+    const repository = await OAuth2ClientRepository.create([config]);
+    const login = oauth2Login({
+      repository,
+      sessions,
+      defaultTarget: '/me',
+      mapper: (user, { registrationId }) =>
+        registrationId === OAUTH2_REGISTRATION_ID ? store.findUser(user.subject) : null,
+    });
+    return { login, issuer: provider.issuer, close: () => provider.close() };
+  } catch (error) {
+    await provider.close();
+    throw error;
+  }
+}
+
+/** `next` behind the OAuth2 routes, which answer their own paths (`node` resolves `true`). */
+export function withOAuth2Routes<Request extends IncomingMessage>(
+  login: OAuth2LoginHandler,
+  next: (req: Request, res: ServerResponse) => void,
+): (req: Request, res: ServerResponse) => void {
+  return (req, res) => {
+    login.node(req, res).then(
+      (handled) => {
+        if (!handled) next(req, res);
+      },
+      () => {
+        if (res.headersSent) res.destroy();
+        else res.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error\n');
+      },
+    );
   };
 }
 
