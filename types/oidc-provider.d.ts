@@ -1,7 +1,6 @@
 /**
  * The small part of `oidc-provider` (which ships no types) that the test harness and
- * the example's development provider
- * uses. See https://github.com/panva/node-oidc-provider/blob/main/docs/README.md.
+ * the example's development provider use. See https://github.com/panva/node-oidc-provider/blob/main/docs/README.md.
  */
 declare module 'oidc-provider' {
   import type { IncomingMessage, ServerResponse } from 'node:http';
