@@ -18,7 +18,8 @@ export interface HttpRow {
   readonly best: LoadResult;
 }
 
-async function expectStatus(url: string, headers: Record<string, string>, status: number) {
+/** Fetches `url` and throws unless it answers `status`. */
+export async function expectStatus(url: string, headers: Record<string, string>, status: number) {
   const response = await fetch(url, { headers });
   await response.arrayBuffer();
   if (response.status !== status) {

@@ -7,7 +7,12 @@
  *   npm run bench -- trpc         # only the tRPC guard
  *   npm run bench -- graphql      # only the GraphQL directives against graphql-shield
  *   npm run bench -- jwt          # only JWT verification (jose, fast-jwt) and bearer over HTTP
- *   npm run bench -- http --seconds 5 --rounds 3
+ *   npm run bench -- micro        # only security headers, Argon2 verify, cached Basic
+ *   npm run bench -- http --seconds 5 --rounds 3   # Basic pipeline and the HTTP stacks
+ *
+ * A full run (no section named) also writes BENCHMARKS.md at the project root and
+ * bench/overhead.svg (bench/report.ts); a partial run only prints, so the report
+ * always holds every section of one run.
  */
 import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -16,7 +21,10 @@ import { benchGraphql, printGraphql } from './graphql.js';
 import { benchHttp, printHttp } from './http.js';
 import { benchJwt, printJwt } from './jwt.js';
 import { pinSelf } from './lib.js';
+import { benchMicro, printMicro } from './micro.js';
+import { capture, writeReport, type OverheadBar } from './report.js';
 import { benchRules, printRules } from './rules.js';
+import { benchStacks, printStacks, stackBars } from './stacks.js';
 import { benchTrpc, printTrpc } from './trpc.js';
 
 const { values, positionals } = parseArgs({
@@ -30,19 +38,76 @@ const { values, positionals } = parseArgs({
 const only = new Set(positionals);
 const want = (name: string) => only.size === 0 || only.has(name);
 
-console.log(
-  `# portcullis benchmarks\n\nNode ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}), ` +
-    `load generator ${pinSelf() ? 'pinned to core 0, servers to core 1' : 'not pinned (no taskset)'}.`,
-);
+await capture(() => {
+  console.log(
+    `# portcullis benchmarks\n\nNode ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}), ` +
+      `load generator ${pinSelf() ? 'pinned to core 0, servers to core 1' : 'not pinned (no taskset)'}.`,
+  );
+});
 
-if (want('expression')) printExpressions(await benchExpressions());
-if (want('rules')) printRules(benchRules());
-if (want('graphql')) printGraphql(await benchGraphql());
+if (want('expression')) {
+  const rows = await benchExpressions();
+  await capture(() => {
+    printExpressions(rows);
+  });
+}
+if (want('rules')) {
+  const rows = benchRules();
+  await capture(() => {
+    printRules(rows);
+  });
+}
+if (want('micro')) {
+  const result = await benchMicro();
+  await capture(() => {
+    printMicro(result);
+  });
+}
+if (want('graphql')) {
+  const result = await benchGraphql();
+  await capture(() => {
+    printGraphql(result);
+  });
+}
 const load = {
   seconds: Number(values.seconds),
   rounds: Number(values.rounds),
   warmup: Number(values.warmup),
 };
-if (want('trpc')) printTrpc(await benchTrpc(load));
-if (want('jwt')) printJwt(await benchJwt(load));
-if (want('http')) printHttp(await benchHttp(load));
+if (want('trpc')) {
+  const rows = await benchTrpc(load);
+  await capture(() => {
+    printTrpc(rows);
+  });
+}
+if (want('jwt')) {
+  const result = await benchJwt(load);
+  await capture(() => {
+    printJwt(result);
+  });
+}
+let bars: OverheadBar[] = [];
+if (want('http')) {
+  const rows = await benchHttp(load);
+  await capture(() => {
+    printHttp(rows);
+  });
+  const stacks = await benchStacks(load);
+  await capture(() => {
+    printStacks(stacks);
+  });
+  const basic = rows[1];
+  bars = [
+    ...stackBars(stacks),
+    ...(basic
+      ? [
+          {
+            name: 'node http + portcullis, Basic (cached Argon2id)',
+            micros: basic.best.cpuPerRequestMicros - rows[0]!.best.cpuPerRequestMicros,
+            portcullis: true,
+          },
+        ]
+      : []),
+  ];
+}
+if (only.size === 0) writeReport(bars);

@@ -60,4 +60,14 @@ export function printTrpc(rows: TrpcRow[]): void {
       `| ${name} | ${fmt(best.rps)} | ${fmt(best.rps / baseline.rps, 3)} | ${fmt(best.p99)} | ${fmt(best.cpuPerRequestMicros, 1)} |`,
     );
   }
+  const guarded = rows[rows.length - 1]!.best;
+  const added = guarded.cpuPerRequestMicros / baseline.cpuPerRequestMicros - 1;
+  const noop = rows[1]!.best;
+  const overNoop = guarded.cpuPerRequestMicros / noop.cpuPerRequestMicros - 1;
+  console.log(
+    `\n- tRPC guard: adds ${fmt(added * 100, 1)}% server CPU per request to the unguarded ` +
+      `procedure, goal under 5%: ${added < 0.05 ? 'achieved' : 'not achieved'} ` +
+      `(a do-nothing tRPC middleware alone adds ${fmt((noop.cpuPerRequestMicros / baseline.cpuPerRequestMicros - 1) * 100, 1)}%; ` +
+      `the guard over it: ${fmt(overNoop * 100, 1)}%).`,
+  );
 }
