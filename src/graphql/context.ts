@@ -12,8 +12,7 @@ import {
   readConnectionParams,
   type NodeRequestLike,
 } from '../lib/request-views.js';
-import { didYouMean } from '../lib/suggest.js';
-import { requireNames } from '../lib/validate.js';
+import { rejectUnknownOptions, requireNames } from '../lib/validate.js';
 
 /** Options of {@link createSecurityContext}. */
 export interface SecurityContextOptions {
@@ -143,14 +142,7 @@ function resolve(options: SecurityContextOptions): Resolved {
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new ConfigurationError('options', 'must be an object with an authenticator');
   }
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.includes(key)) {
-      throw new ConfigurationError(
-        key,
-        `is not an option of createSecurityContext${didYouMean(key, KNOWN)}`,
-      );
-    }
-  }
+  rejectUnknownOptions('createSecurityContext', options, KNOWN);
   const { authenticator, connectionParams = ['authorization'], events = securityEvents } = options;
   if (typeof (authenticator as Partial<Authenticator> | null)?.getUser !== 'function') {
     throw new ConfigurationError('authenticator', 'must be an Authenticator');

@@ -5,6 +5,7 @@ import type { ExpressionFunctions } from '../expression/index.js';
 import { isPromiseLike } from '../lib/promise.js';
 import { didYouMean } from '../lib/suggest.js';
 import type { DefaultPolicy } from './analyze.js';
+import { rejectUnknownOptions } from '../lib/validate.js';
 
 /** What a user getter may return: the user, nothing (anonymous), or a promise of either. */
 export type UserLike =
@@ -87,14 +88,7 @@ export function resolveSettings(options: SecurityDirectivesOptions | undefined):
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new ConfigurationError('options', 'must be an object');
   }
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.includes(key)) {
-      throw new ConfigurationError(
-        key,
-        `is not an option of securityDirectives${didYouMean(key, KNOWN)}`,
-      );
-    }
-  }
+  rejectUnknownOptions('securityDirectives', options, KNOWN);
   const {
     defaultPolicy = 'permitAll',
     user,

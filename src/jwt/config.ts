@@ -1,6 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { didYouMean } from '../lib/suggest.js';
-import { requireInteger, requireName } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger, requireName } from '../lib/validate.js';
 import {
   defaultAlgorithm,
   isHmac,
@@ -453,9 +452,5 @@ function checkKeys(owner: string, options: unknown, known: readonly string[]): v
   if (typeof options !== 'object' || options === null) {
     throw new ConfigurationError(owner, 'must be an object');
   }
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      throw new ConfigurationError(key, `is not an option of ${owner}${didYouMean(key, known)}`);
-    }
-  }
+  rejectUnknownOptions(owner, options, known);
 }

@@ -1,6 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { didYouMean } from '../lib/suggest.js';
-import { requireInteger } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
 import {
   RefreshStoreFullError,
   type RefreshRotation,
@@ -63,14 +62,7 @@ export class MemoryRefreshTokenStore implements RefreshTokenStore {
     if (typeof options !== 'object' || (options as unknown) === null) {
       throw new ConfigurationError('options', 'must be an object');
     }
-    for (const key of Object.keys(options)) {
-      if (key !== 'maxEntries') {
-        throw new ConfigurationError(
-          key,
-          `is not an option of MemoryRefreshTokenStore${didYouMean(key, ['maxEntries'])}`,
-        );
-      }
-    }
+    rejectUnknownOptions('MemoryRefreshTokenStore', options, ['maxEntries']);
     this.#maxEntries = requireInteger('maxEntries', options.maxEntries ?? 100_000, 1, 100_000_000);
   }
 

@@ -2,8 +2,7 @@ import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { User } from '../core/user.js';
-import { didYouMean } from '../lib/suggest.js';
-import { requireInteger } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
 import { MemoryRefreshTokenStore } from './memory-refresh-store.js';
 import type { RefreshTokenStore } from './refresh-store.js';
 
@@ -66,14 +65,7 @@ export function readServiceOptions(options: JwtTokenServiceOptions): ServiceOpti
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new ConfigurationError('options', 'must be an object');
   }
-  for (const key of Object.keys(options)) {
-    if (!NAMES.includes(key)) {
-      throw new ConfigurationError(
-        key,
-        `is not an option of JwtTokenService${didYouMean(key, NAMES)}`,
-      );
-    }
-  }
+  rejectUnknownOptions('JwtTokenService', options, NAMES);
   const store = options.store ?? new MemoryRefreshTokenStore();
   const candidate = store as unknown as Partial<Record<string, unknown>> | null;
   if (

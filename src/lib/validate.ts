@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
+import { didYouMean } from './suggest.js';
 
 /**
  * Throws a {@link ConfigurationError} (a `TypeError`) naming the option unless the
@@ -43,4 +44,23 @@ export function requireInteger(option: string, value: unknown, min: number, max:
     throw new ConfigurationError(option, `must be an integer from ${min} to ${max}`);
   }
   return value;
+}
+
+/**
+ * Refuses option names that are not `known` (a typo would otherwise be ignored
+ * silently), with a "did you mean" hint.
+ *
+ * @throws ConfigurationError naming the unknown option
+ * @internal
+ */
+export function rejectUnknownOptions(
+  owner: string,
+  options: object,
+  known: readonly string[],
+): void {
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new ConfigurationError(key, `is not an option of ${owner}${didYouMean(key, known)}`);
+    }
+  }
 }

@@ -1,16 +1,12 @@
 import { ConfigurationError } from '../core/errors.js';
-import { didYouMean } from '../lib/suggest.js';
+import { rejectUnknownOptions } from '../lib/validate.js';
 
 /** Refuses anything but a plain object, and unknown keys (with a "did you mean"). @internal */
 export function checkKeys(owner: string, options: unknown, known: readonly string[]): void {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new ConfigurationError(owner, 'must be an object');
   }
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      throw new ConfigurationError(key, `is not an option of ${owner}${didYouMean(key, known)}`);
-    }
-  }
+  rejectUnknownOptions(owner, options, known);
 }
 
 /** RFC 6749 §3.3 `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`. */

@@ -2,8 +2,7 @@ import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import { User } from '../core/user.js';
-import { didYouMean } from '../lib/suggest.js';
-import { requireInteger, requireName } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger, requireName } from '../lib/validate.js';
 import type { OAuth2Error } from './errors.js';
 import { safeRedirectTarget as sameOriginTarget } from '../lib/redirect.js';
 import { derivePasswords, REGISTRATION_ID, type TransactionCookieSettings } from './transaction.js';
@@ -133,14 +132,7 @@ export function resolveRoutes(options: OAuth2LoginOptions): RoutesSettings {
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new ConfigurationError('options', 'must be an object');
   }
-  for (const key of Object.keys(options)) {
-    if (!OPTIONS.includes(key)) {
-      throw new ConfigurationError(
-        key,
-        `is not an option of oauth2Login${didYouMean(key, OPTIONS)}`,
-      );
-    }
-  }
+  rejectUnknownOptions('oauth2Login', options, OPTIONS);
   const { sessions, mapper = defaultOAuth2UserMapper, onFailure, clock = Date.now } = options;
   if (typeof (sessions as Partial<OAuth2LoginSessions> | null)?.logIn !== 'function') {
     throw new ConfigurationError('sessions', 'must be a SessionAuthenticator');

@@ -20,6 +20,7 @@ import {
   type CsrfFailure,
 } from './csrf.js';
 import { MemorySessionStore, type SessionStore } from './store.js';
+import { rejectUnknownOptions } from '../lib/validate.js';
 
 /** Options of {@link SessionAuthenticator} besides its configuration. */
 export interface SessionAuthenticatorOptions {
@@ -103,10 +104,7 @@ export class SessionAuthenticator implements Authenticator {
     if (typeof options !== 'object' || (options as unknown) === null) {
       throw new ConfigurationError('options', 'must be an object');
     }
-    for (const key of Object.keys(options)) {
-      if (!OPTIONS.includes(key))
-        throw new ConfigurationError(key, 'is not an option of SessionAuthenticator');
-    }
+    rejectUnknownOptions('SessionAuthenticator', options, OPTIONS);
     const { events = securityEvents, loadUser, clock = Date.now } = options;
     if (typeof clock !== 'function') throw new ConfigurationError('clock', 'must be a function');
     // The default store expires its records on the same clock as the sessions.

@@ -1,6 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { didYouMean } from '../lib/suggest.js';
-import { requireInteger, requireName } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger, requireName } from '../lib/validate.js';
 
 /** The `SameSite` attribute of the session cookie. */
 export type SameSite = 'Lax' | 'Strict' | 'None';
@@ -303,14 +302,7 @@ export class SessionConfig {
     if (typeof options !== 'object' || (options as unknown) === null) {
       throw new ConfigurationError('options', 'must be an object');
     }
-    for (const key of Object.keys(options)) {
-      if (!OPTIONS.includes(key)) {
-        throw new ConfigurationError(
-          key,
-          `is not an option of SessionConfig${didYouMean(key, OPTIONS)}`,
-        );
-      }
-    }
+    rejectUnknownOptions('SessionConfig', options, OPTIONS);
     const o = options;
     if (o.passwords !== undefined) this.passwords(o.passwords);
     if (o.userKey !== undefined) this.userKey(o.userKey);

@@ -3,8 +3,7 @@ import { ConfigurationError } from '../core/errors.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { User } from '../core/user.js';
 import { fetchRequestView, nodeRequestView } from '../lib/request-views.js';
-import { didYouMean } from '../lib/suggest.js';
-import { requireInteger, requireName } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger, requireName } from '../lib/validate.js';
 import type { SessionAuthenticator } from './authenticator.js';
 import { checkOrigin } from './csrf.js';
 import { readForm } from './form.js';
@@ -236,11 +235,7 @@ function checkOptions<T extends object>(
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new ConfigurationError('options', 'must be an object');
   }
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      throw new ConfigurationError(key, `is not an option of ${owner}${didYouMean(key, known)}`);
-    }
-  }
+  rejectUnknownOptions(owner, options, known);
   const sessions = (options as { sessions?: unknown }).sessions;
   if (typeof (sessions as Partial<SessionAuthenticator> | null)?.logIn !== 'function') {
     throw new ConfigurationError('sessions', 'must be a SessionAuthenticator');

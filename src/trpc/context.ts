@@ -2,8 +2,7 @@ import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import { authenticateWith, authenticatorFailed, type Authenticator } from '../core/security.js';
-import { didYouMean } from '../lib/suggest.js';
-import { requireNames } from '../lib/validate.js';
+import { rejectUnknownOptions, requireNames } from '../lib/validate.js';
 import { CLIENT_ADDRESS } from '../lib/client-address.js';
 import { readConnectionParams } from '../lib/request-views.js';
 import { isWebSocketUpgrade, toSecurityRequest } from './request.js';
@@ -104,14 +103,7 @@ function resolve(options: SecurityContextOptions): Settings {
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new ConfigurationError('options', 'must be an object with an authenticator');
   }
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.includes(key)) {
-      throw new ConfigurationError(
-        key,
-        `is not an option of createSecurityContext${didYouMean(key, KNOWN)}`,
-      );
-    }
-  }
+  rejectUnknownOptions('createSecurityContext', options, KNOWN);
   const {
     authenticator,
     connectionParams = ['authorization'],

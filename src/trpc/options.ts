@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
-import { didYouMean } from '../lib/suggest.js';
+import { rejectUnknownOptions } from '../lib/validate.js';
 
 /** Options of the guards ({@link createGuards}) and of {@link securityMeta}. */
 export interface GuardOptions {
@@ -41,11 +41,7 @@ export function resolveGuardOptions(
     throw new ConfigurationError('options', 'must be an object');
   }
   const allowed = ['debug', 'events', ...known];
-  for (const key of Object.keys(options)) {
-    if (!allowed.includes(key)) {
-      throw new ConfigurationError(key, `is not an option of ${where}${didYouMean(key, allowed)}`);
-    }
-  }
+  rejectUnknownOptions(where, options, allowed);
   const { debug = false, events = securityEvents } = options as GuardOptions;
   if (typeof debug !== 'boolean') throw new ConfigurationError('debug', 'must be a boolean');
   if (typeof (events as Partial<SecurityEvents> | null)?.publish !== 'function') {
