@@ -25,43 +25,72 @@ export function userFromClaims(
   }
   if (memo === undefined) return makeUser(claims.sub, roles, authorities, attributes);
   // The same claims give the same (immutable) user: tokens of one user share it.
-  const key = JSON.stringify([claims.sub, roles, authorities, attributes]);
-  const known = memo.get(key);
-  if (known !== undefined) return known;
+  const attributesJson = settings.attributeClaims.length === 0 ? '' : JSON.stringify(attributes);
+  const known = memo.get(claims.sub);
+  if (
+    known !== undefined &&
+    sameList(known.roles, roles) &&
+    sameList(known.authorities, authorities) &&
+    known.attributesJson === attributesJson
+  ) {
+    return known.user;
+  }
   const user = makeUser(claims.sub, roles, authorities, attributes);
-  memo.set(key, user);
+  memo.set(claims.sub, { roles: [...roles], authorities: [...authorities], attributesJson, user });
   return user;
 }
 
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** A user built from claims, with the claim values it was built from. @internal */
+export interface MemoizedUser {
+  readonly roles: readonly string[];
+  readonly authorities: readonly string[];
+  /** The attribute claims as JSON, `''` when none are configured. */
+  readonly attributesJson: string;
+  readonly user: AuthenticatedUser;
+}
+
 /**
- * Users already built from claims, keyed by their JSON (`[sub, roles, authorities,
- * attributes]`): bounded, least recently used evicted first. Building a `User`
- * (name checks, two immutable sets) is the largest cost of a verification after the
- * signature. @internal
+ * The last user built for each subject, reused while a token of that subject
+ * carries exactly the same roles, authorities and attribute claims (compared
+ * element by element, in order): bounded, least recently used evicted first.
+ * Building a `User` (name checks, two immutable sets) is the largest cost of a
+ * verification after the signature. @internal
  */
 export class UserMemo {
-  readonly #users = new Map<string, AuthenticatedUser>();
+  readonly #users = new Map<string, MemoizedUser>();
   readonly #max: number;
 
   constructor(max = 1000) {
     this.#max = max;
   }
 
-  get(key: string): AuthenticatedUser | undefined {
-    const user = this.#users.get(key);
-    if (user !== undefined) {
-      this.#users.delete(key);
-      this.#users.set(key, user);
-    }
-    return user;
+  /** The number of subjects held (at most the bound). */
+  get size(): number {
+    return this.#users.size;
   }
 
-  set(key: string, user: AuthenticatedUser): void {
+  get(subject: string): MemoizedUser | undefined {
+    const entry = this.#users.get(subject);
+    if (entry !== undefined) {
+      this.#users.delete(subject);
+      this.#users.set(subject, entry);
+    }
+    return entry;
+  }
+
+  set(subject: string, entry: MemoizedUser): void {
+    this.#users.delete(subject);
     if (this.#users.size >= this.#max) {
       const oldest = this.#users.keys().next();
       if (oldest.done !== true) this.#users.delete(oldest.value);
     }
-    this.#users.set(key, user);
+    this.#users.set(subject, entry);
   }
 }
 
@@ -105,6 +134,10 @@ function readList(claims: ClaimsSet, reader: ClaimReader, what: string): readonl
 
 /** Follows a dotted path through own properties of plain objects. */
 function readPath(root: unknown, path: string): unknown {
+  if (!path.includes('.')) {
+    if (typeof root !== 'object' || root === null || Array.isArray(root)) return undefined;
+    return Object.hasOwn(root, path) ? (root as Record<string, unknown>)[path] : undefined;
+  }
   let value = root;
   for (const segment of path.split('.')) {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;

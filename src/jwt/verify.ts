@@ -89,10 +89,12 @@ export class TokenVerifier {
     const now = settings.clock();
     let result;
     try {
-      result = await jwtVerify(token, this.#key as KeyObject, {
-        ...this.#options,
-        currentDate: new Date(now),
-      });
+      // On the real clock jose reads it itself, and the options go as built (no copy).
+      const options =
+        settings.clock === Date.now
+          ? this.#options
+          : { ...this.#options, currentDate: new Date(now) };
+      result = await jwtVerify(token, this.#key as KeyObject, options);
     } catch (error) {
       throw translate(error, settings.jwks !== undefined);
     }

@@ -93,6 +93,19 @@ describe('authenticate and getUser', () => {
     expect(tenant?.attributes['tenant']).toBe('acme');
     const other = await of({ sub: 'carol', roles: ['USER'] });
     expect(other?.username).toBe('carol');
+    // Back to fewer rights for the same subject: never the richer user built before.
+    const demoted = await of({ roles: ['USER'], jti: '3' });
+    expect(demoted?.hasRole('ADMIN')).toBe(false);
+    expect(demoted?.attributes['tenant']).toBeUndefined();
+    const writer = await of({ roles: ['USER'], authorities: ['posts:write'] });
+    expect(writer?.hasAuthority('posts:write')).toBe(true);
+    const reader = await of({ roles: ['USER'], authorities: ['posts:read'] });
+    expect(reader?.hasAuthority('posts:write')).toBe(false);
+    // A role that differs only by being split differently is another user.
+    const split = await of({ roles: ['USER', 'ADMIN'], jti: '4' });
+    const joined = await of({ roles: ['USERADMIN'], jti: '5' });
+    expect(split?.hasRole('ADMIN')).toBe(true);
+    expect(joined?.hasRole('ADMIN')).toBe(false);
   });
 
   it('an absent header is anonymous without an event', () => {
