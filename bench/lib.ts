@@ -23,6 +23,8 @@ export function pinSelf(): boolean {
 export interface ServerProcess {
   readonly origin: string;
   cpuMicros(): Promise<number>;
+  /** Heap in use after a full garbage collection (bytes); the server must run with `--expose-gc`. */
+  heapUsed(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -30,13 +32,14 @@ export interface ServerProcess {
 export async function startServer(
   file: string,
   env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
 ): Promise<ServerProcess> {
   const path = fileURLToPath(new URL(file, import.meta.url));
   // Compiled (npm run bench) the server is a .js file; under tsx it is the .ts source.
   const args =
     path.endsWith('.ts') || import.meta.url.endsWith('.ts')
-      ? ['--import', 'tsx', path.replace(/\.js$/u, '.ts')]
-      : [path];
+      ? [...nodeArgs, '--import', 'tsx', path.replace(/\.js$/u, '.ts')]
+      : [...nodeArgs, path];
   const options = {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as ('ignore' | 'inherit' | 'ipc')[],
     env: { ...process.env, ...env, NODE_ENV: 'production' },
@@ -50,16 +53,18 @@ export async function startServer(
       throw new Error(`${file} exited before listening`);
     }),
   ])) as [{ port: number }];
-  const ask = async (): Promise<number> => {
-    child.send('cpu');
+  const ask = async (question: 'cpu' | 'heap'): Promise<number> => {
+    child.send(question);
     for (;;) {
-      const [reply] = (await once(child, 'message')) as [{ cpu?: number }];
-      if (reply.cpu !== undefined) return reply.cpu;
+      const [reply] = (await once(child, 'message')) as [Record<string, number | undefined>];
+      const value = reply[question];
+      if (value !== undefined) return value;
     }
   };
   return {
     origin: `http://127.0.0.1:${message.port}`,
-    cpuMicros: ask,
+    cpuMicros: () => ask('cpu'),
+    heapUsed: () => ask('heap'),
     stop: async () => {
       const exited = once(child, 'exit');
       child.send('stop');

@@ -9,6 +9,7 @@
  *   npm run bench -- jwt          # only JWT verification (jose, fast-jwt) and bearer over HTTP
  *   npm run bench -- micro        # only security headers, Argon2 verify, cached Basic
  *   npm run bench -- http --seconds 5 --rounds 3   # Basic pipeline and the HTTP stacks
+ *   npm run bench -- memory       # heap over 1,000,000 requests with 100,000 distinct tokens
  *
  * A full run (no section named) also writes BENCHMARKS.md at the project root and
  * bench/overhead.svg (bench/report.ts); a partial run only prints, so the report
@@ -21,6 +22,7 @@ import { benchGraphql, printGraphql } from './graphql.js';
 import { benchHttp, printHttp } from './http.js';
 import { benchJwt, printJwt } from './jwt.js';
 import { pinSelf } from './lib.js';
+import { benchMemory, printMemory } from './memory.js';
 import { benchMicro, printMicro } from './micro.js';
 import { capture, writeReport, type OverheadBar } from './report.js';
 import { benchRules, printRules } from './rules.js';
@@ -109,5 +111,11 @@ if (want('http')) {
         ]
       : []),
   ];
+}
+if (want('memory')) {
+  const result = await benchMemory();
+  await capture(() => {
+    printMemory(result);
+  });
 }
 if (only.size === 0) writeReport(bars);
