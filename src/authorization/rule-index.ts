@@ -150,7 +150,9 @@ function collect(root: TrieNode, path: string, fold: boolean, lists: number[][])
     const label = child.label;
     for (let j = 1; j < label.length; j++) {
       const next = path.charCodeAt(i + j);
-      if ((fold ? foldCode(next) : next) !== label.charCodeAt(j)) return;
+      const expected = label.charCodeAt(j);
+      // Most characters equal the label's as they are; only the others are folded.
+      if (next !== expected && (!fold || foldCode(next) !== expected)) return;
     }
     i += label.length;
     at = child;
