@@ -1,20 +1,44 @@
 /**
- * A guarded tRPC query against the same query unguarded (and behind a do-nothing
- * middleware, tRPC's own cost), through the tRPC HTTP adapter, on one server
- * process, in alternating rounds.
+ * tRPC through its standalone HTTP adapter, two server processes (servers/trpc.ts)
+ * loaded in alternating rounds with the same bearer token: a bare server (the query
+ * unguarded, behind a do-nothing middleware, behind a hand-written jose + role
+ * middleware) and a portcullis one (its security context with the JWT
+ * authenticator, the query unguarded and behind `secured('USER')`). Before anything
+ * is timed every guard must answer 200 to the token, 401 to none and to a forged
+ * one, and 403 to a token without the role.
  */
-import { fmt, load, startServer, type LoadResult } from './lib.js';
+import { randomBytes } from 'node:crypto';
+import { User } from 'portcullis';
+import { JwtAuthenticator, JwtConfig } from 'portcullis/jwt';
+import { fmt, load, startServer, type LoadResult, type ServerProcess } from './lib.js';
 
-const BASIC = `Basic ${Buffer.from('user:user-password').toString('base64')}`;
-const PROCEDURES = [
-  ['unguarded query', '/plain'],
-  ['do-nothing middleware', '/noop'],
-  ["secured('USER') guard", '/guarded'],
-] as const;
+type Server = 'bare' | 'portcullis';
+const PROCEDURES: readonly (readonly [name: string, server: Server, path: string])[] = [
+  ['bare: unguarded query', 'bare', '/plain'],
+  ['bare: do-nothing middleware', 'bare', '/noop'],
+  ['bare: hand-written jose + role middleware', 'bare', '/handwritten'],
+  ['portcullis context, unguarded query', 'portcullis', '/plain'],
+  ["portcullis context + secured('USER') guard", 'portcullis', '/guarded'],
+];
 
 export interface TrpcRow {
   readonly name: string;
   readonly best: LoadResult;
+}
+
+async function expectStatus(
+  server: ServerProcess,
+  path: string,
+  token: string | undefined,
+  status: number,
+): Promise<void> {
+  const response = await fetch(`${server.origin}${path}`, {
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
+  await response.arrayBuffer();
+  if (response.status !== status) {
+    throw new Error(`security check failed: ${path} answered ${response.status}, not ${status}`);
+  }
 }
 
 export async function benchTrpc(options: {
@@ -22,19 +46,43 @@ export async function benchTrpc(options: {
   rounds: number;
   warmup: number;
 }): Promise<TrpcRow[]> {
-  const server = await startServer('./servers/trpc.js', {});
+  const secret = randomBytes(32).toString('base64url');
+  const jwt = new JwtAuthenticator(new JwtConfig(secret));
+  const token = await jwt.generateToken(new User('user', '', ['USER'], []));
+  const noRole = await jwt.generateToken(new User('guest', '', ['GUEST'], []));
+  const forged = await new JwtAuthenticator(new JwtConfig(randomBytes(32))).generateToken(
+    new User('user', '', ['USER'], []),
+  );
+  const servers: Record<Server, ServerProcess> = {
+    bare: await startServer('./servers/trpc.js', { STACK: 'bare', JWT_SECRET: secret }),
+    portcullis: await startServer('./servers/trpc.js', {
+      STACK: 'portcullis',
+      JWT_SECRET: secret,
+    }),
+  };
   try {
-    const denied = await fetch(`${server.origin}/guarded`);
-    await denied.arrayBuffer();
-    if (denied.status !== 401)
-      throw new Error(`guard is off: ${denied.status} without credentials`);
-    const best = new Map<string, LoadResult>();
-    for (const [, path] of PROCEDURES) {
-      await load(server, path, { authorization: BASIC }, options.warmup);
+    const headers = { authorization: `Bearer ${token}` };
+    const guarded: [Server, string][] = [
+      ['bare', '/handwritten'],
+      ['portcullis', '/guarded'],
+    ];
+    const check = async () => {
+      for (const [server, path] of guarded) {
+        await expectStatus(servers[server], path, token, 200);
+        await expectStatus(servers[server], path, undefined, 401);
+        await expectStatus(servers[server], path, forged, 401);
+        await expectStatus(servers[server], path, noRole, 403);
+      }
+    };
+    await check();
+    for (const [, server, path] of PROCEDURES) {
+      await load(servers[server], path, headers, options.warmup);
     }
+    const best = new Map<string, LoadResult>();
     for (let round = 0; round < options.rounds; round++) {
-      for (const [name, path] of PROCEDURES) {
-        const result = await load(server, path, { authorization: BASIC }, options.seconds);
+      await check();
+      for (const [name, server, path] of PROCEDURES) {
+        const result = await load(servers[server], path, headers, options.seconds);
         if (result.non2xx > 0 || result.errors > 0) {
           throw new Error(`${name}: ${result.non2xx} non-2xx and ${result.errors} errors`);
         }
@@ -44,30 +92,34 @@ export async function benchTrpc(options: {
     }
     return PROCEDURES.map(([name]) => ({ name, best: best.get(name)! }));
   } finally {
-    await server.stop();
+    await Promise.all([servers.bare.stop(), servers.portcullis.stop()]);
   }
 }
 
 export function printTrpc(rows: TrpcRow[]): void {
+  const cpu = (name: string) =>
+    rows.find((row) => row.name.startsWith(name))?.best.cpuPerRequestMicros ?? Number.NaN;
   const baseline = rows[0]!.best;
   console.log(
-    '\n## tRPC query over the HTTP adapter (Basic credential, cached), best of the rounds\n',
+    '\n## tRPC query over the standalone HTTP adapter, bearer token (HS256), best of the rounds\n',
   );
-  console.log('| procedure | req/s | vs unguarded | p99 ms | server CPU µs/req |');
+  console.log('| procedure | req/s | vs bare | p99 ms | server CPU µs/req |');
   console.log('|---|---:|---:|---:|---:|');
   for (const { name, best } of rows) {
     console.log(
       `| ${name} | ${fmt(best.rps)} | ${fmt(best.rps / baseline.rps, 3)} | ${fmt(best.p99)} | ${fmt(best.cpuPerRequestMicros, 1)} |`,
     );
   }
-  const guarded = rows[rows.length - 1]!.best;
-  const added = guarded.cpuPerRequestMicros / baseline.cpuPerRequestMicros - 1;
-  const noop = rows[1]!.best;
-  const overNoop = guarded.cpuPerRequestMicros / noop.cpuPerRequestMicros - 1;
+  const bare = cpu('bare: unguarded');
+  const guard = cpu('portcullis context + secured');
+  const handwritten = cpu('bare: hand-written');
+  const added = guard / bare - 1;
   console.log(
-    `\n- tRPC guard: adds ${fmt(added * 100, 1)}% server CPU per request to the unguarded ` +
-      `procedure, goal under 5%: ${added < 0.05 ? 'achieved' : 'not achieved'} ` +
-      `(a do-nothing tRPC middleware alone adds ${fmt((noop.cpuPerRequestMicros / baseline.cpuPerRequestMicros - 1) * 100, 1)}%; ` +
-      `the guard over it: ${fmt(overNoop * 100, 1)}%).`,
+    `\n- tRPC guard: portcullis (context authentication + \`secured('USER')\`) adds ` +
+      `${fmt(added * 100, 1)}% server CPU per request to the bare procedure ` +
+      `(${fmt(guard - bare, 1)} µs), goal under 5%: ${added < 0.05 ? 'achieved' : 'not achieved'}. ` +
+      `The hand-written jose + role middleware adds ${fmt((handwritten / bare - 1) * 100, 1)}% ` +
+      `(${fmt(handwritten - bare, 1)} µs); a do-nothing tRPC middleware alone adds ` +
+      `${fmt((cpu('bare: do-nothing') / bare - 1) * 100, 1)}%.`,
   );
 }

@@ -1,30 +1,74 @@
 /**
- * A benchmark server process: a tRPC standalone HTTP server whose context
- * authenticates HTTP Basic (Argon2id, cached), with the same query unguarded,
- * behind a do-nothing middleware, and behind `secured('USER')`. Reports its port
- * over IPC and answers `cpu` messages with its CPU time.
+ * A benchmark server process: a tRPC standalone HTTP server answering one query,
+ * the stack chosen by `STACK`, every token an HS256 access token signed with
+ * `JWT_SECRET`:
+ *
+ * - `bare`: a context with the request only; `/plain` unguarded, `/noop` behind a
+ *   do-nothing middleware (tRPC's own cost of one), `/handwritten` behind the jose +
+ *   role middleware users write today (`jwtVerify` with a pre-imported key, the
+ *   `roles` claim checked, 401 / 403 as `TRPCError`s);
+ * - `portcullis`: portcullis's `createSecurityContext` over its JWT authenticator
+ *   (verified-token cache on, the default); `/plain` unguarded and `/guarded` behind
+ *   `secured('USER')`.
+ *
+ * Reports its port over IPC and answers `cpu` messages with its CPU time.
  */
-import { initTRPC } from '@trpc/server';
+import type { IncomingMessage } from 'node:http';
+import { webcrypto } from 'node:crypto';
+import { TRPCError, initTRPC } from '@trpc/server';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
-import { serveForBenchmark } from './serve.js';
-import { AuthenticationManager, User } from 'portcullis';
-import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
+import { jwtVerify } from 'jose';
+import { JwtAuthenticator, JwtConfig } from 'portcullis/jwt';
 import { createSecurityContext, secured, type UserContext } from 'portcullis/trpc';
+import { serveForBenchmark } from './serve.js';
 
-const encoder = createDelegatingPasswordEncoder();
-const store = AuthenticationManager.inMemoryAuthentication()
-  .passwordEncoder(encoder)
-  .withUser(
-    User.withEncodedPassword('user', await encoder.encode('user-password')).withRoles(['USER']),
-  );
-const securityContext = createSecurityContext({ authenticator: store });
-
-const t = initTRPC.context<UserContext>().create();
+const secret = process.env['JWT_SECRET'];
+if (secret === undefined) throw new Error('JWT_SECRET is required');
+const stack = process.env['STACK'] ?? 'bare';
 const answer = { hello: 'world' };
-const router = t.router({
-  plain: t.procedure.query(() => answer),
-  noop: t.procedure.use(({ next }) => next()).query(() => answer),
-  guarded: t.procedure.use(secured('USER')).query(() => answer),
-});
 
-serveForBenchmark(createHTTPServer({ router, createContext: securityContext }));
+if (stack === 'portcullis') {
+  const jwt = new JwtAuthenticator(new JwtConfig(secret));
+  const t = initTRPC.context<UserContext>().create();
+  const router = t.router({
+    plain: t.procedure.query(() => answer),
+    guarded: t.procedure.use(secured('USER')).query(() => answer),
+  });
+  serveForBenchmark(
+    createHTTPServer({ router, createContext: createSecurityContext({ authenticator: jwt }) }),
+  );
+} else if (stack === 'bare') {
+  const key = await webcrypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['verify'],
+  );
+  const t = initTRPC.context<{ req: IncomingMessage }>().create();
+  const authenticated = t.middleware(async ({ ctx, next }) => {
+    const header = ctx.req.headers.authorization;
+    if (header?.startsWith('Bearer ') !== true) throw new TRPCError({ code: 'UNAUTHORIZED' });
+    let roles: unknown;
+    let sub: unknown;
+    try {
+      ({
+        payload: { roles, sub },
+      } = await jwtVerify(header.slice(7), key, { algorithms: ['HS256'] }));
+    } catch {
+      throw new TRPCError({ code: 'UNAUTHORIZED' });
+    }
+    if (!Array.isArray(roles) || !roles.includes('USER')) {
+      throw new TRPCError({ code: 'FORBIDDEN' });
+    }
+    return next({ ctx: { user: { name: String(sub), roles } } });
+  });
+  const router = t.router({
+    plain: t.procedure.query(() => answer),
+    noop: t.procedure.use(({ next }) => next()).query(() => answer),
+    handwritten: t.procedure.use(authenticated).query(() => answer),
+  });
+  serveForBenchmark(createHTTPServer({ router, createContext: ({ req }) => ({ req }) }));
+} else {
+  throw new Error(`unknown STACK ${stack}`);
+}

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 interface Entry<V> {
   readonly value: V;
@@ -24,9 +24,13 @@ export class VerifiedTokenCache<V> {
     this.#maxAgeMs = maxAgeSeconds * 1000;
   }
 
-  /** The cache key of a token. */
+  /**
+   * The cache key of a token: its SHA-256, base64url. `crypto.hash` (one shot) costs
+   * a fraction of a `createHash` stream object, which a cache hit would otherwise
+   * spend most of its time building.
+   */
   static keyOf(token: string): string {
-    return createHash('sha256').update(token).digest('base64url');
+    return hash('sha256', token, 'base64url');
   }
 
   get(key: string, now: number): V | undefined {
