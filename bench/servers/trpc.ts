@@ -9,7 +9,8 @@
  *   `roles` claim checked, 401 / 403 as `TRPCError`s);
  * - `portcullis`: portcullis's `createSecurityContext` over its JWT authenticator
  *   (verified-token cache on, the default); `/plain` unguarded and `/guarded` behind
- *   `secured('USER')`.
+ *   `secured('USER')`;
+ * - `portcullis-lean`: the same with `createGuards({ securityContext: false })`.
  *
  * Reports its port over IPC and answers `cpu` messages with its CPU time.
  */
@@ -19,7 +20,7 @@ import { TRPCError, initTRPC } from '@trpc/server';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import { jwtVerify } from 'jose';
 import { JwtAuthenticator, JwtConfig } from 'portcullis/jwt';
-import { createSecurityContext, secured, type UserContext } from 'portcullis/trpc';
+import { createGuards, createSecurityContext, secured, type UserContext } from 'portcullis/trpc';
 import { serveForBenchmark } from './serve.js';
 
 const secret = process.env['JWT_SECRET'];
@@ -27,12 +28,16 @@ if (secret === undefined) throw new Error('JWT_SECRET is required');
 const stack = process.env['STACK'] ?? 'bare';
 const answer = { hello: 'world' };
 
-if (stack === 'portcullis') {
+if (stack === 'portcullis' || stack === 'portcullis-lean') {
   const jwt = new JwtAuthenticator(new JwtConfig(secret));
   const t = initTRPC.context<UserContext>().create();
+  // Lean: the guard leaves SecurityContext (AsyncLocalStorage) alone, so node's
+  // promise hooks never switch on in this process.
+  const guard =
+    stack === 'portcullis-lean' ? createGuards({ securityContext: false }).secured : secured;
   const router = t.router({
     plain: t.procedure.query(() => answer),
-    guarded: t.procedure.use(secured('USER')).query(() => answer),
+    guarded: t.procedure.use(guard('USER')).query(() => answer),
   });
   serveForBenchmark(
     createHTTPServer({ router, createContext: createSecurityContext({ authenticator: jwt }) }),

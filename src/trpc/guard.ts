@@ -4,7 +4,7 @@ import { SecurityContext } from '../core/context.js';
 import { AccessDeniedError, AuthenticationRequiredError } from '../core/errors.js';
 import { summarize, type SecurityEvents } from '../core/events.js';
 import { isPromiseLike } from '../lib/promise.js';
-import type { GuardSettings } from './options.js';
+import { DEFAULTS, type GuardSettings } from './options.js';
 import { clientAddressOf } from '../lib/client-address.js';
 import type { Rule } from './rule.js';
 import { bindToUser } from '../lib/bind-to-user.js';
@@ -27,7 +27,7 @@ export interface GuardCall {
 export function createGuard(rule: Rule, settings: GuardSettings): Guard {
   const guard = root.middleware((opts) => {
     const proceed = (user: AuthenticatedUser) =>
-      runAs(user, opts.type, () => opts.next({ ctx: { user } }));
+      runAs(user, opts.type, () => opts.next({ ctx: { user } }), settings.securityContext);
     // A synchronous denial throws here; tRPC turns it into the call's error.
     const user = authorize(rule, settings, opts);
     return user instanceof AuthenticatedUser ? proceed(user) : user.then(proceed);
@@ -37,10 +37,10 @@ export function createGuard(rule: Rule, settings: GuardSettings): Guard {
 }
 
 /** `permitAll()`: no check; fills the `SecurityContext` with the user or `null`. @internal */
-export function createOpenGuard(): OpenGuard {
+export function createOpenGuard(settings: GuardSettings = DEFAULTS): OpenGuard {
   const guard = root.middleware((opts) => {
     const user = userOf(opts.ctx);
-    return runAs(user, opts.type, () => opts.next({ ctx: { user } }));
+    return runAs(user, opts.type, () => opts.next({ ctx: { user } }), settings.securityContext);
   });
   for (const fn of guard._middlewares) guardRules.set(fn, null);
   return guard;
@@ -86,7 +86,8 @@ export function userOf(ctx: unknown): AuthenticatedUser | null {
 
 /**
  * Runs the rest of the call with `user` in the `SecurityContext`; a subscription's
- * iterable is bound to it too, so each step of the stream sees the user.
+ * iterable is bound to it too, so each step of the stream sees the user. With
+ * `securityContext` off, it only runs the rest of the call.
  *
  * @internal
  */
@@ -94,7 +95,9 @@ export function runAs<R extends { readonly ok: boolean }>(
   user: AuthenticatedUser | null,
   type: TRPCProcedureType,
   next: () => Promise<R>,
+  securityContext: boolean,
 ): Promise<R> {
+  if (!securityContext) return next();
   const result = SecurityContext.run(user, next);
   if (type !== 'subscription') return result;
   return result.then((r) => (r.ok && 'data' in r ? { ...r, data: bindToUser(r.data, user) } : r));

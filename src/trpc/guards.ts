@@ -67,7 +67,7 @@ export function createGuards(options?: GuardOptions): Guards {
     secured,
     rolesAllowed: secured,
     preAuthorize: (rule: unknown) => createGuard(preAuthorizeRule(rule), settings),
-    permitAll: createOpenGuard,
+    permitAll: () => createOpenGuard(settings),
     denyAll: () => createGuard(DENY_ALL, settings),
   });
 }

@@ -83,7 +83,12 @@ export function securityMeta(options?: SecurityMetaOptions): SecurityMetaMiddlew
   const fallback = POLICIES[policy];
   const middleware = root.middleware((opts) => {
     const proceed = (user: AuthenticatedUser | null) =>
-      runAs(user, opts.type, () => opts.next({ ctx: { user } satisfies UserContext }));
+      runAs(
+        user,
+        opts.type,
+        () => opts.next({ ctx: { user } satisfies UserContext }),
+        settings.securityContext,
+      );
     const auth = opts.meta?.auth;
     // An invalid annotation or a synchronous denial throws here; tRPC turns it into the call's error.
     const rule = auth === undefined ? fallback : cachedRule(auth);

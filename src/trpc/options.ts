@@ -15,15 +15,31 @@ export interface GuardOptions {
    * @defaultValue `securityEvents`
    */
   readonly events?: SecurityEvents;
+  /**
+   * Fill `SecurityContext` with the user for the rest of the call (and bind a
+   * subscription's stream to it). `ctx.user` is there either way. On Node 20,
+   * `AsyncLocalStorage` slows every promise of the process once it has been used
+   * (its promise hooks stay on): about 25 µs per request through tRPC's HTTP adapter,
+   * which creates many promises (`npm run bench`). Switch it off when procedures read
+   * `ctx.user` only; `SecurityContext.getUser()` is then `null` in them.
+   * @defaultValue `true`
+   */
+  readonly securityContext?: boolean;
 }
 
 /** The validated guard options. @internal */
 export interface GuardSettings {
   readonly debug: boolean;
   readonly events: SecurityEvents;
+  readonly securityContext: boolean;
 }
 
-const DEFAULTS: GuardSettings = Object.freeze({ debug: false, events: securityEvents });
+/** The settings without options. @internal */
+export const DEFAULTS: GuardSettings = Object.freeze({
+  debug: false,
+  events: securityEvents,
+  securityContext: true,
+});
 
 /**
  * Validates options (unknown keys are refused with a "did you mean") and merges the
@@ -40,12 +56,19 @@ export function resolveGuardOptions(
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new ConfigurationError('options', 'must be an object');
   }
-  const allowed = ['debug', 'events', ...known];
+  const allowed = ['debug', 'events', 'securityContext', ...known];
   rejectUnknownOptions(where, options, allowed);
-  const { debug = false, events = securityEvents } = options as GuardOptions;
+  const {
+    debug = false,
+    events = securityEvents,
+    securityContext = true,
+  } = options as GuardOptions;
   if (typeof debug !== 'boolean') throw new ConfigurationError('debug', 'must be a boolean');
+  if (typeof securityContext !== 'boolean') {
+    throw new ConfigurationError('securityContext', 'must be a boolean');
+  }
   if (typeof (events as Partial<SecurityEvents> | null)?.publish !== 'function') {
     throw new ConfigurationError('events', 'must be a SecurityEvents publisher');
   }
-  return Object.freeze({ debug, events });
+  return Object.freeze({ debug, events, securityContext });
 }

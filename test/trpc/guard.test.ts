@@ -37,6 +37,31 @@ describe('guards called in process (createCaller)', () => {
     expect(await router.createCaller({ user: null }).who()).toBe('anonymous');
   });
 
+  it('securityContext: false leaves the SecurityContext alone and still guards', async () => {
+    const lean = createGuards({ securityContext: false });
+    const seen = (where: string) => `${where}:${SecurityContext.getUser()?.username ?? 'none'}`;
+    const router = t.router({
+      secured: t.procedure
+        .use(lean.secured('USER'))
+        .query(({ ctx }) => `${seen('secured')}:${ctx.user.username}`),
+      open: t.procedure
+        .use(lean.permitAll())
+        .query(({ ctx }) => `${seen('open')}:${String(ctx.user?.username)}`),
+      admin: t.procedure.use(lean.secured('ADMIN')).query(() => 'ok'),
+    });
+    expect(await router.createCaller({ user: alice }).secured()).toBe('secured:none:alice');
+    expect(await router.createCaller({ user: alice }).open()).toBe('open:none:alice');
+    expect((await errorOf(router.createCaller({ user: alice }).admin())).code).toBe('FORBIDDEN');
+    expect((await errorOf(router.createCaller({ user: null }).secured())).code).toBe(
+      'UNAUTHORIZED',
+    );
+    // The default guards fill it.
+    const filled = t.router({
+      secured: t.procedure.use(createGuards().secured('USER')).query(() => seen('secured')),
+    });
+    expect(await filled.createCaller({ user: alice }).secured()).toBe('secured:alice');
+  });
+
   it('explains denials to the server with portcullis errors as causes', async () => {
     const router = t.router({
       admin: t.procedure.use(preAuthorize("hasRole('ADMIN')")).query(() => 'ok'),

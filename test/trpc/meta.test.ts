@@ -141,6 +141,25 @@ describe('securityMeta default policies', () => {
     expect(await code(router.createCaller({ user }).bare())).toBe(authenticated);
   });
 
+  it('securityContext: false guards without filling the SecurityContext', async () => {
+    const seen = () => SecurityContext.getUser()?.username ?? 'none';
+    const lean = t.procedure.use(securityMeta({ securityContext: false }));
+    const full = t.procedure.use(securityMeta());
+    const router = t.router({
+      lean: lean
+        .meta({ auth: { secured: 'USER' } })
+        .query(({ ctx }) => `${seen()}:${ctx.user?.username}`),
+      full: full
+        .meta({ auth: { secured: 'USER' } })
+        .query(({ ctx }) => `${seen()}:${ctx.user?.username}`),
+      admin: lean.meta({ auth: { secured: 'ADMIN' } }).query(() => 'ok'),
+    });
+    expect(await code(router.createCaller({ user }).lean())).toBe('none:u');
+    expect(await code(router.createCaller({ user }).full())).toBe('u:u');
+    expect(await code(router.createCaller({ user }).admin())).toBe('FORBIDDEN');
+    expect(await code(router.createCaller({ user: null }).lean())).toBe('UNAUTHORIZED');
+  });
+
   it('treats a forged user object as anonymous', async () => {
     const forged = { username: 'admin', roles: new Set(['ADMIN']) } as unknown as AuthenticatedUser;
     expect(await code(metaRouter.createCaller({ user: forged }).me())).toBe('UNAUTHORIZED');

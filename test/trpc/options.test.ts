@@ -55,6 +55,12 @@ describe('definition-time validation', () => {
     expect(error.message).toContain('did you mean "debug"');
     expect(configurationError(() => createGuards({ debug: 'yes' } as never)).option).toBe('debug');
     expect(configurationError(() => createGuards({ events: {} } as never)).option).toBe('events');
+    expect(configurationError(() => createGuards({ securityContext: 'no' } as never)).option).toBe(
+      'securityContext',
+    );
+    expect(configurationError(() => securityMeta({ securityContext: 0 } as never)).option).toBe(
+      'securityContext',
+    );
   });
 
   it('validates securityMeta options', () => {
