@@ -7,58 +7,31 @@
  * rounds; each keeps its best round (and its median, for the noise).
  */
 import { deepStrictEqual } from 'node:assert/strict';
-import type { DocumentNode, ExecutionResult, GraphQLSchema } from 'graphql';
+import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { AuthenticatedUser, User } from 'portcullis';
-import { fmt } from './lib.js';
+import {
+  FIELDS,
+  INDEXES,
+  ITEM,
+  PROTECTED,
+  QUERY,
+  loadGraphql,
+  name,
+  protectedBy,
+  type Context,
+  type GraphqlBench,
+} from './graphql-schema.js';
+import { randomBytes } from 'node:crypto';
+import { JwtAuthenticator, JwtConfig } from 'portcullis/jwt';
+import { fmt, load, startServer, type LoadResult, type ServerProcess } from './lib.js';
 
-const FIELDS = 100;
 const ROUNDS = 7;
 /** Wall time of one variant in one round, in nanoseconds (iterations calibrated per variant). */
 const ROUND_NS = 300e6;
-const EXPRESSION = "hasRole('USER') and hasAuthority('posts:read')";
-
-const name = (i: number): string => `f${String(i).padStart(2, '0')}`;
-/** Fields 0, 10, 20, … 90 are protected: the even tens by a role, the odd by an expression. */
-const protectedBy = (i: number): 'role' | 'expression' | undefined =>
-  i % 10 !== 0 ? undefined : i % 20 === 0 ? 'role' : 'expression';
-const INDEXES = Array.from({ length: FIELDS }, (_, i) => i);
-const PROTECTED = INDEXES.filter((i) => protectedBy(i) !== undefined);
-
-const ITEM: Readonly<Record<string, number>> = Object.fromEntries(INDEXES.map((i) => [name(i), i]));
-/** The root resolver; every `Item` field uses graphql-js's default resolver. */
-const resolvers = { Query: { item: () => ITEM } };
 
 const user = AuthenticatedUser.from(
   new User('alice', '').withRoles(['USER']).withAuthorities(['posts:read']),
 );
-
-interface Context {
-  readonly user: AuthenticatedUser | null;
-}
-
-/**
- * graphql-js checks `instanceof` across realms (slowly) unless NODE_ENV is
- * `production` when it loads, so the GraphQL libraries load here, once the mode
- * is set: production, as the benchmark servers run, unless NODE_ENV says otherwise.
- */
-async function libraries() {
-  const before = process.env['NODE_ENV'];
-  const mode = before ?? 'production';
-  process.env['NODE_ENV'] = mode;
-  try {
-    const [graphql, tools, middleware, graphqlShield, portcullis] = await Promise.all([
-      import('graphql'),
-      import('@graphql-tools/schema'),
-      import('graphql-middleware'),
-      import('graphql-shield'),
-      import('portcullis/graphql'),
-    ]);
-    return { ...graphql, ...tools, ...middleware, ...graphqlShield, ...portcullis, mode };
-  } finally {
-    if (before === undefined) delete process.env['NODE_ENV'];
-  }
-}
-type Libraries = Awaited<ReturnType<typeof libraries>>;
 
 type Run = (contextValue: Context) => unknown;
 
@@ -72,53 +45,10 @@ interface Variant {
 }
 
 /** The SDL (identical for every variant), the document, and the variants. */
-function setup(lib: Libraries) {
-  const { typeDefs: securityTypeDefs, transformer } = lib.securityDirectives();
-  const fields = INDEXES.map((i) => {
-    const by = protectedBy(i);
-    const directive =
-      by === 'role'
-        ? ' @secured(roles: "USER")'
-        : by === 'expression'
-          ? ` @preAuthorize(expr: "${EXPRESSION}")`
-          : '';
-    return `  ${name(i)}: Int${directive}`;
-  });
-  const typeDefs = [
-    securityTypeDefs,
-    `type Query { item: Item }\ntype Item {\n${fields.join('\n')}\n}`,
-  ];
-  const document: DocumentNode = lib.parse(
-    `query Item { item { ${INDEXES.map(name).join(' ')} } }`,
-  );
-  const schema = () => lib.makeExecutableSchema({ typeDefs, resolvers });
-
-  /** The same checks as the directives, as graphql-shield rules on the same user. */
-  const shielded = (cache: 'contextual' | 'no_cache'): GraphQLSchema => {
-    const isUser = lib.rule({ cache })(
-      (_p, _a, ctx: Context) => ctx.user?.hasRole('USER') === true,
-    );
-    const canReadPosts = lib.rule({ cache })(
-      (_p, _a, ctx: Context) =>
-        ctx.user?.hasRole('USER') === true && ctx.user.hasAuthority('posts:read'),
-    );
-    const itemRules = Object.fromEntries(
-      PROTECTED.map((i) => [name(i), protectedBy(i) === 'role' ? isUser : canReadPosts]),
-    );
-    return lib.applyMiddleware(
-      schema(),
-      lib.shield({ Item: itemRules }, { fallbackRule: lib.allow }),
-    );
-  };
-
-  const bare = schema();
-  const secured = transformer(schema());
+function setup(lib: GraphqlBench) {
+  const { document, bare, secured, shielded } = lib;
   const shieldContextual = shielded('contextual');
   const shieldNoCache = shielded('no_cache');
-  for (const s of [bare, secured, shieldContextual, shieldNoCache]) {
-    const errors = lib.validate(s, document);
-    if (errors.length > 0) throw new Error(`invalid document: ${errors[0]?.message ?? ''}`);
-  }
   const on =
     (s: GraphQLSchema): Run =>
     (contextValue) =>
@@ -215,7 +145,7 @@ export interface GraphqlResult {
 }
 
 export async function benchGraphql(): Promise<GraphqlResult> {
-  const lib = await libraries();
+  const lib = await loadGraphql();
   const bench = setup(lib);
   const synchronous = await verify(bench);
   // Warm up, and calibrate each variant to about ROUND_NS per round.
@@ -269,5 +199,134 @@ export function printGraphql({ rows, synchronous, mode }: GraphqlResult): void {
   );
   console.log(
     `(b) answers synchronously (execute returns no promise): ${synchronous ? 'yes' : 'NO'}.`,
+  );
+}
+
+type HttpStack = 'bare' | 'portcullis' | 'shield';
+const HTTP_STACKS: readonly (readonly [HttpStack, string])[] = [
+  ['bare', '(a) no security'],
+  ['portcullis', '(b) portcullis directives, JWT context'],
+  ['shield', "(c) graphql-shield 'contextual', same JWT context"],
+];
+
+export interface GraphqlHttpRow {
+  readonly name: string;
+  readonly best: LoadResult;
+}
+
+/** POSTs the query; the parsed answer and its status. */
+async function post(server: ServerProcess, token: string | undefined) {
+  const response = await fetch(`${server.origin}/graphql`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    },
+    body: JSON.stringify({ query: QUERY }),
+  });
+  const body = (await response.json()) as ExecutionResult;
+  return { status: response.status, body };
+}
+
+/**
+ * Proves each server before a window: the user gets all 100 fields without errors;
+ * on the secured ones no token, and a forged one, get errors on exactly the 10
+ * protected fields.
+ */
+async function checkHttp(
+  stack: HttpStack,
+  server: ServerProcess,
+  token: string,
+  forged: string,
+): Promise<void> {
+  const own = await post(server, token);
+  if (own.status !== 200 || own.body.errors !== undefined) {
+    throw new Error(`graphql ${stack}: the user's query failed (${String(own.status)})`);
+  }
+  deepStrictEqual(JSON.parse(JSON.stringify(own.body.data)), { item: ITEM }, stack);
+  if (stack === 'bare') return;
+  for (const credential of [undefined, forged]) {
+    const { body } = await post(server, credential);
+    if (body.errors?.length !== PROTECTED.length) {
+      throw new Error(`security check failed: graphql ${stack} did not deny the 10 fields`);
+    }
+  }
+}
+
+/**
+ * The query over HTTP (graphql-http, node `http`) with a bearer token: each variant a
+ * server process loaded by autocannon in alternating rounds, the round with the
+ * least server CPU per request kept.
+ */
+export async function benchGraphqlHttp(options: {
+  seconds: number;
+  rounds: number;
+  warmup: number;
+}): Promise<GraphqlHttpRow[]> {
+  const secret = randomBytes(32).toString('base64url');
+  const token = await new JwtAuthenticator(new JwtConfig(secret)).generateToken(
+    new User('alice', '').withRoles(['USER']).withAuthorities(['posts:read']),
+  );
+  const forged = await new JwtAuthenticator(new JwtConfig(randomBytes(32))).generateToken(
+    new User('alice', '').withRoles(['USER']).withAuthorities(['posts:read']),
+  );
+  const servers = new Map<HttpStack, ServerProcess>();
+  try {
+    for (const [stack] of HTTP_STACKS) {
+      servers.set(
+        stack,
+        await startServer('./servers/graphql.js', { STACK: stack, JWT_SECRET: secret }),
+      );
+    }
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const request = { method: 'POST', body: JSON.stringify({ query: QUERY }) } as const;
+    for (const [stack] of HTTP_STACKS) {
+      await checkHttp(stack, servers.get(stack)!, token, forged);
+      await load(servers.get(stack)!, '/graphql', headers, options.warmup, 16, request);
+    }
+    const best = new Map<HttpStack, LoadResult>();
+    for (let round = 0; round < options.rounds; round++) {
+      for (const [stack, label] of HTTP_STACKS) {
+        const server = servers.get(stack)!;
+        await checkHttp(stack, server, token, forged);
+        const result = await load(server, '/graphql', headers, options.seconds, 16, request);
+        if (result.non2xx > 0 || result.errors > 0) {
+          throw new Error(`${label}: ${result.non2xx} non-2xx and ${result.errors} errors`);
+        }
+        const current = best.get(stack);
+        if (!current || result.cpuPerRequestMicros < current.cpuPerRequestMicros) {
+          best.set(stack, result);
+        }
+      }
+    }
+    return HTTP_STACKS.map(([stack, label]) => ({ name: label, best: best.get(stack)! }));
+  } finally {
+    await Promise.all([...servers.values()].map((server) => server.stop()));
+  }
+}
+
+export function printGraphqlHttp(rows: readonly GraphqlHttpRow[]): void {
+  const [bare, portcullis, shield] = rows;
+  if (!bare || !portcullis || !shield) return;
+  console.log(
+    `\n## GraphQL over HTTP (graphql-http, node \`http\`), the same query with a bearer token, ` +
+      'the round with the least server CPU per request\n',
+  );
+  console.log('| variant | req/s | p99 ms | server CPU µs/req | overhead over (a), µs |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const row of rows) {
+    const over =
+      row === bare ? '–' : fmt(row.best.cpuPerRequestMicros - bare.best.cpuPerRequestMicros, 1);
+    console.log(
+      `| ${row.name} | ${fmt(row.best.rps)} | ${fmt(row.best.p99)} | ${fmt(row.best.cpuPerRequestMicros, 1)} | ${over} |`,
+    );
+  }
+  const ours = portcullis.best.cpuPerRequestMicros - bare.best.cpuPerRequestMicros;
+  const theirs = shield.best.cpuPerRequestMicros - bare.best.cpuPerRequestMicros;
+  const ratio = ours / theirs;
+  console.log(
+    `\n- GraphQL over HTTP: overhead (b) / overhead (c) = ${ours <= 0 ? '≤ 0' : fmt(ratio, 3)}, ` +
+      `goal ≤ 1/3: ${ratio <= 1 / 3 ? 'achieved' : 'not achieved'} (both include the same JWT ` +
+      'authentication of the request).',
   );
 }

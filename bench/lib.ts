@@ -90,6 +90,7 @@ export async function load(
   headers: Record<string, string>,
   seconds: number,
   connections = 16,
+  request: { readonly method: 'GET' | 'POST'; readonly body?: string } = { method: 'GET' },
 ): Promise<LoadResult> {
   const before = await server.cpuMicros();
   const result = await autocannon({
@@ -97,6 +98,8 @@ export async function load(
     connections,
     duration: seconds,
     headers,
+    method: request.method,
+    ...(request.body === undefined ? {} : { body: request.body }),
   });
   const after = await server.cpuMicros();
   const total = result.requests.total;

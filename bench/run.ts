@@ -5,7 +5,7 @@
  *   npm run bench -- rules        # only the in-process rule lookup
  *   npm run bench -- expression   # only the expression evaluation
  *   npm run bench -- trpc         # only the tRPC guard
- *   npm run bench -- graphql      # only the GraphQL directives against graphql-shield
+ *   npm run bench -- graphql      # only the GraphQL directives against graphql-shield (in process and over HTTP)
  *   npm run bench -- jwt          # only JWT verification (jose, fast-jwt) and bearer over HTTP
  *   npm run bench -- micro        # only security headers, Argon2 verify, cached Basic
  *   npm run bench -- http --seconds 5 --rounds 3   # Basic pipeline and the HTTP stacks
@@ -18,7 +18,7 @@
 import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchExpressions, printExpressions } from './expression.js';
-import { benchGraphql, printGraphql } from './graphql.js';
+import { benchGraphql, benchGraphqlHttp, printGraphql, printGraphqlHttp } from './graphql.js';
 import { benchHttp, printHttp } from './http.js';
 import { benchJwt, printJwt } from './jwt.js';
 import { pinSelf } from './lib.js';
@@ -76,6 +76,12 @@ const load = {
   rounds: Number(values.rounds),
   warmup: Number(values.warmup),
 };
+if (want('graphql')) {
+  const rows = await benchGraphqlHttp(load);
+  await capture(() => {
+    printGraphqlHttp(rows);
+  });
+}
 if (want('trpc')) {
   const rows = await benchTrpc(load);
   await capture(() => {

@@ -34,11 +34,15 @@ export interface SecurityContextOptions {
   readonly events?: SecurityEvents;
 }
 
-/** The part of the GraphQL context {@link createSecurityContext} fills. */
-export interface GraphQLSecurityContext {
+/**
+ * The part of the GraphQL context {@link createSecurityContext} fills. A type
+ * literal, not an interface, so that it fits context types declared as
+ * `Record<PropertyKey, unknown>` (graphql-http's `OperationContext`).
+ */
+export type GraphQLSecurityContext = {
   /** The authenticated user, or `null` for an anonymous request. */
   readonly user: AuthenticatedUser | null;
-}
+};
 
 /**
  * What the context factories of GraphQL servers receive, as far as portcullis
