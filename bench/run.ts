@@ -32,7 +32,7 @@ import { benchTrpc, printTrpc } from './trpc.js';
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    seconds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '4' },
     rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '2' },
   },
