@@ -3,6 +3,8 @@
  * benchmark schema (graphql-schema.ts), the variant chosen by `STACK`:
  *
  * - `bare`: no security (the context holds no user);
+ * - `bare-auth`: the bare schema, the user authenticated as below (authentication
+ *   without authorization: what both secured variants share);
  * - `portcullis`: the security directives, the user from portcullis's
  *   `createSecurityContext` over its JWT authenticator (cache on, the default);
  * - `shield`: graphql-shield (`cache: 'contextual'`) with the same rules, on the same
@@ -29,9 +31,10 @@ const security = lib.createSecurityContext({
 const handler =
   stack === 'bare'
     ? createHandler({ schema: bare, context: () => ({ user: null }) })
-    : stack === 'portcullis' || stack === 'shield'
+    : stack === 'bare-auth' || stack === 'portcullis' || stack === 'shield'
       ? createHandler({
-          schema: stack === 'portcullis' ? secured : shielded('contextual'),
+          schema:
+            stack === 'portcullis' ? secured : stack === 'shield' ? shielded('contextual') : bare,
           context: (req) => security(req),
         })
       : undefined;
