@@ -70,11 +70,6 @@ export class UserMemo {
     this.#max = max;
   }
 
-  /** The number of subjects held (at most the bound). */
-  get size(): number {
-    return this.#users.size;
-  }
-
   get(subject: string): MemoizedUser | undefined {
     const entry = this.#users.get(subject);
     if (entry !== undefined) {
