@@ -118,8 +118,9 @@ async function forgeries(token: string): Promise<(readonly [string, string])[]> 
 
 /**
  * The example's `GET /api/profile` with a bearer token (from its `POST /auth/login`):
- * the example as it is (verified-token cache on), the same configuration with the
- * cache off (servers/jwt.ts), and the example's routes with security off.
+ * the example as it is (verified-token cache on), the same application with the
+ * cache off (`createApp({ jwtCache: false })`), and the example's routes with
+ * security off.
  */
 async function benchHttp(options: {
   seconds: number;
@@ -138,7 +139,7 @@ async function benchHttp(options: {
         'secure',
         true,
       ],
-      ['the same configuration, JWT cache off', 'jwt', 'no-cache', true],
+      ['the same configuration, JWT cache off', 'example', 'secure-no-jwt-cache', true],
     ] as const) {
       const server = await startServer(`./servers/${file}.js`, { ...env, MODE: mode });
       targets.push({ name, secured, server });

@@ -1,6 +1,7 @@
 /**
  * A benchmark server process: the example application secured by portcullis
- * (`MODE=secure`) or the same routes with security off (`MODE=bare`). It listens on
+ * (`MODE=secure`; `secure-no-jwt-cache` with the JWT verified-token cache off) or the
+ * same routes with security off (`MODE=bare`). It listens on
  * 127.0.0.1, reports its port over IPC and answers `cpu` messages with its CPU time.
  */
 import { createServer, type RequestListener } from 'node:http';
@@ -24,7 +25,7 @@ if (mode === 'bare' || mode === 'headers') {
   };
   if (mode === 'headers') listener = withSecurityHeaders(listener);
 } else {
-  const app = await createApp();
+  const app = await createApp({ jwtCache: mode !== 'secure-no-jwt-cache' });
   listener = mode === 'no-headers' ? secureHandler(app.transform, routeRequest) : app.listener;
 }
 
