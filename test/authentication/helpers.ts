@@ -3,7 +3,6 @@ import { promisify } from 'node:util';
 import { MemoryAuthenticator } from '../../src/authentication/index.js';
 import {
   createSecurityRequest,
-  SecurityEvents,
   User,
   type AuthenticationFailureEvent,
   type SecurityEvent,
@@ -34,15 +33,9 @@ export function basicBytes(bytes: readonly number[]): string {
   return `Basic ${Buffer.from(bytes).toString('base64')}`;
 }
 
-/** A fresh publisher and the list of events it received. */
-export function recordEvents(): { events: SecurityEvents; received: SecurityEvent[] } {
-  const events = new SecurityEvents();
-  const received: SecurityEvent[] = [];
-  events.on('*', (event) => {
-    received.push(event);
-  });
-  return { events, received };
-}
+import { recordEvents } from '../support/events.js';
+
+export { recordEvents };
 
 /** A promise and the function that resolves it. */
 export function gate(): { promise: Promise<void>; open: () => void } {

@@ -9,12 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { SignJWT, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import { expect } from 'vitest';
-import {
-  createSecurityRequest,
-  SecurityEvents,
-  type SecurityEvent,
-  type SecurityRequest,
-} from '../../src/core/index.js';
+import { createSecurityRequest, type SecurityRequest } from '../../src/core/index.js';
 import { JwtError, type JwtErrorCode } from '../../src/jwt/index.js';
 import { listen } from '../support/server.js';
 
@@ -147,15 +142,9 @@ export function thrown(fn: () => unknown): { code?: string; option?: string } {
   throw new Error('expected an error');
 }
 
-/** A fresh publisher and every event it received. */
-export function recordEvents(): { events: SecurityEvents; received: SecurityEvent[] } {
-  const events = new SecurityEvents();
-  const received: SecurityEvent[] = [];
-  events.on('*', (event) => {
-    received.push(event);
-  });
-  return { events, received };
-}
+import { recordEvents } from '../support/events.js';
+
+export { recordEvents };
 
 /** Key pairs of every family, generated once per test file on first use. */
 export const keyPairs = {

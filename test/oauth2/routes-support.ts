@@ -13,27 +13,12 @@ import type {
 import { SessionAuthenticator, SessionConfig } from '../../src/session/index.js';
 import { sessionUser, setCookieOf, type CookieJar, type Reply } from './routes-support-http.js';
 
-/** A fixed instant for the clocks of these tests (2030-01-01T12:00:00Z). */
-export const NOW = Date.UTC(2030, 0, 1, 12);
+import { NOW, testClock, type TestClock } from '../support/clock.js';
+
+export { NOW, testClock, type TestClock };
 export const PASSWORD = 'password-for-the-oauth2-route-tests-0123456789';
 /** The code the fake provider accepts. */
 export const GOOD_CODE = 'good-code';
-
-/** A clock the test moves by hand. */
-export interface TestClock {
-  readonly now: () => number;
-  advance(ms: number): void;
-}
-
-export function testClock(start = NOW): TestClock {
-  let now = start;
-  return {
-    now: () => now,
-    advance: (ms) => {
-      now += ms;
-    },
-  };
-}
 
 /** What the fake client was asked to check. */
 export interface CallbackCall {

@@ -20,43 +20,17 @@ import {
 } from '../../src/session/index.js';
 import { listen, type TestServer } from '../support/server.js';
 
-/** A fixed instant for every clock of these tests (2030-01-01T12:00:00Z). */
-export const NOW = Date.UTC(2030, 0, 1, 12);
+import { NOW, testClock, type TestClock } from '../support/clock.js';
+
+export { NOW, testClock, type TestClock };
 
 /** Two iron passwords of 32+ characters. */
 export const PASSWORD_1 = 'password-one-for-the-session-tests-0123456789';
 export const PASSWORD_2 = 'password-two-for-the-session-tests-9876543210';
 
-/** A clock the test moves by hand. */
-export interface TestClock {
-  readonly now: () => number;
-  advance(ms: number): void;
-  set(ms: number): void;
-}
+import { recordEvents } from '../support/events.js';
 
-/** A manual clock starting at {@link NOW}. */
-export function testClock(start = NOW): TestClock {
-  let now = start;
-  return {
-    now: () => now,
-    advance: (ms) => {
-      now += ms;
-    },
-    set: (ms) => {
-      now = ms;
-    },
-  };
-}
-
-/** A publisher recording every event. */
-export function recordEvents(): { events: SecurityEvents; received: SecurityEvent[] } {
-  const events = new SecurityEvents();
-  const received: SecurityEvent[] = [];
-  events.on('*', (event) => {
-    received.push(event);
-  });
-  return { events, received };
-}
+export { recordEvents };
 
 /** A session authenticator on a manual clock with recorded events. */
 export interface SessionsFixture {
