@@ -10,6 +10,7 @@
  *   npm run bench -- micro        # only security headers, Argon2 verify, cached Basic
  *   npm run bench -- http --seconds 5 --rounds 3   # Basic pipeline and the HTTP stacks
  *   npm run bench -- memory       # heap over 1,000,000 requests with 100,000 distinct tokens
+ *   npm run bench -- baseline [--ref <commit>]   # the pipeline's overhead before (a commit) and after (this tree)
  *
  * A full run (no section named) also writes BENCHMARKS.md at the project root and
  * bench/overhead.svg (bench/report.ts); a partial run only prints, so the report
@@ -17,6 +18,7 @@
  */
 import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
+import { benchBaseline, printBaseline } from './baseline.js';
 import { benchExpressions, printExpressions } from './expression.js';
 import { benchGraphql, benchGraphqlHttp, printGraphql, printGraphqlHttp } from './graphql.js';
 import { benchHttp, printHttp } from './http.js';
@@ -35,6 +37,7 @@ const { values, positionals } = parseArgs({
     seconds: { type: 'string', default: '4' },
     rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '2' },
+    ref: { type: 'string' },
   },
 });
 const only = new Set(positionals);
@@ -122,6 +125,12 @@ if (want('memory')) {
   const result = await benchMemory();
   await capture(() => {
     printMemory(result);
+  });
+}
+if (want('baseline')) {
+  const result = await benchBaseline({ ...load, ref: values.ref });
+  await capture(() => {
+    printBaseline(result);
   });
 }
 if (only.size === 0) writeReport(bars);
