@@ -2,7 +2,11 @@ import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
 import type { SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
-import { authenticateWith, type Authenticator } from '../core/security.js';
+import {
+  assertAuthenticatorConfigured,
+  authenticateWith,
+  type Authenticator,
+} from '../core/security.js';
 import type { User } from '../core/user.js';
 import { publishAuthentication } from './publish.js';
 
@@ -61,6 +65,11 @@ class AnyOfAuthenticator implements Authenticator {
   constructor(authenticators: readonly Authenticator[], events: SecurityEvents | undefined) {
     this.#authenticators = authenticators;
     this.#events = events;
+  }
+
+  /** Checks every authenticator it asks (see {@link Authenticator.assertConfigured}). */
+  assertConfigured(): void {
+    for (const authenticator of this.#authenticators) assertAuthenticatorConfigured(authenticator);
   }
 
   async getUser(request: SecurityRequest): Promise<User | null> {

@@ -88,6 +88,21 @@ export class MemoryAuthenticator implements Authenticator {
     return this;
   }
 
+  /**
+   * Throws the `ConfigurationError` the first request would otherwise meet: no
+   * password encoder set. `SecurityTransform`, the tRPC and GraphQL context
+   * factories and `AuthenticationManager.anyOf` call it when the authenticator is
+   * installed, so the mistake fails the start.
+   */
+  assertConfigured(): void {
+    if (this.#encoder === undefined) {
+      throw new ConfigurationError(
+        'passwordEncoder',
+        'must be set: an in-memory store checks passwords with it (e.g. createDelegatingPasswordEncoder() from portcullis/argon2)',
+      );
+    }
+  }
+
   /** Adds a user; its username must be new and must not contain `:` (RFC 7617 §2). */
   withUser(user: User): this {
     this.#requireConfigurable('users');
@@ -238,12 +253,11 @@ export class MemoryAuthenticator implements Authenticator {
   /** Freezes the configuration at the first authentication and builds the verifier. */
   #start(): CredentialVerifier {
     if (this.#verifier !== undefined) return this.#verifier;
-    if (this.#encoder === undefined) {
-      throw new ConfigurationError('passwordEncoder', 'must be set before the first request');
-    }
+    this.assertConfigured();
+    const encoder = this.#encoder as PasswordEncoder;
     const { cache, maxConcurrentVerifications, maxQueuedVerifications } = this.#options;
     this.#verifier = new CredentialVerifier({
-      encoder: this.#encoder,
+      encoder,
       users: this.#users,
       cache: cache === null ? null : new TtlCache<string, true>(cache),
       semaphore: new Semaphore(maxConcurrentVerifications, maxQueuedVerifications),

@@ -167,6 +167,7 @@ export class JwtConfig {
    *   options object ({@link JwtConfigOptions})
    */
   constructor(secretOrKey: JwtKeyInput | JwtConfigOptions) {
+    requirePresent(secretOrKey);
     if (isOptions(secretOrKey)) {
       this.#applyOptions(secretOrKey);
       return;
@@ -453,4 +454,23 @@ function checkKeys(owner: string, options: unknown, known: readonly string[]): v
     throw new ConfigurationError(owner, 'must be an object');
   }
   rejectUnknownOptions(owner, options, known);
+}
+
+/**
+ * Refuses a missing key before anything else reads it: `new JwtConfig(process.env.SECRET)`
+ * with the variable unset must say so, not that the value is not a PEM key.
+ */
+function requirePresent(input: unknown): void {
+  if (input === undefined || input === null) {
+    throw new ConfigurationError(
+      'secret',
+      `is missing (got ${String(input)}, e.g. an unset environment variable): pass an HMAC secret of at least 32 bytes, a key, or { jwks }`,
+    );
+  }
+  if (typeof input === 'string' && input.trim() === '') {
+    throw new ConfigurationError(
+      'secret',
+      'is empty (e.g. an environment variable set to ""): pass an HMAC secret of at least 32 bytes or a key',
+    );
+  }
 }

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   Access,
   AuthenticatedUser,
-  AuthenticationManager,
   AuthorizationManager,
   ConfigurationError,
   SecurityEvents,
@@ -135,13 +134,13 @@ describe('SecurityTransform', () => {
   );
 
   it('rethrows a misconfigured authenticator instead of hiding it behind 401s', async () => {
-    const noEncoder = AuthenticationManager.inMemoryAuthentication().withUser(new User('a', 'x'));
-    const transform = new SecurityTransform().configAuthenticator(() => noEncoder);
-    const withBasic = request('/', {
-      authorization: `Basic ${Buffer.from('a:x').toString('base64')}`,
-    });
-    expect(() => transform.handle(withBasic)).toThrow(
-      expect.objectContaining({ code: 'ERR_INVALID_OPTION', option: 'passwordEncoder' }),
+    const syncMisconfigured = new SecurityTransform().configAuthenticator(() => ({
+      getUser: () => {
+        throw new ConfigurationError('store', 'is not set');
+      },
+    }));
+    expect(() => syncMisconfigured.handle(request('/'))).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_OPTION', option: 'store' }),
     );
     const asyncMisconfigured = new SecurityTransform().configAuthenticator(() => ({
       getUser: () => Promise.reject(new ConfigurationError('store', 'is not connected')),
