@@ -33,6 +33,24 @@ export interface Authenticator {
    * @defaultValue `'custom'`
    */
   readonly authenticationMethod?: string;
+  /**
+   * Throws a `ConfigurationError` when the authenticator cannot work as configured
+   * (an in-memory store without a password encoder, say). Whoever installs an
+   * authenticator (`SecurityTransform`, the tRPC and GraphQL context factories,
+   * `AuthenticationManager.anyOf`) calls it once, at start-up, so a misconfiguration
+   * fails the start instead of the first request.
+   */
+  assertConfigured?(): void;
+}
+
+/**
+ * Calls {@link Authenticator.assertConfigured} when the authenticator has it: the
+ * start-up check of whoever installs an authenticator.
+ *
+ * @internal
+ */
+export function assertAuthenticatorConfigured(authenticator: Authenticator): void {
+  if (typeof authenticator.assertConfigured === 'function') authenticator.assertConfigured();
 }
 
 /** The outcome of an {@link Authorizer}. */

@@ -2,7 +2,12 @@ import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
-import { authenticateWith, authenticatorFailed, type Authenticator } from '../core/security.js';
+import {
+  assertAuthenticatorConfigured,
+  authenticateWith,
+  authenticatorFailed,
+  type Authenticator,
+} from '../core/security.js';
 import { CLIENT_ADDRESS } from '../lib/client-address.js';
 import {
   fetchRequestView,
@@ -90,6 +95,7 @@ export function createSecurityContext(
   options: SecurityContextOptions,
 ): GraphQLSecurityContextFactory {
   const { authenticator, names, events } = resolve(options);
+  assertAuthenticatorConfigured(authenticator);
   return async (input) => {
     const request = findRequest(input, names);
     let user: AuthenticatedUser | null;

@@ -3,6 +3,7 @@ import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, summarize, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import {
+  assertAuthenticatorConfigured,
   authenticateWith,
   authenticatorFailed,
   type AuthorizationDecision,
@@ -68,6 +69,7 @@ export class SecurityTransform {
   #events: SecurityEvents;
 
   constructor(options: SecurityTransformOptions = {}) {
+    if (options.authenticator !== undefined) assertAuthenticatorConfigured(options.authenticator);
     this.#authenticator = options.authenticator;
     this.#authorizer = options.authorizer;
     this.#events = options.events ?? securityEvents;
@@ -83,6 +85,7 @@ export class SecurityTransform {
         'the factory must return an Authenticator',
       );
     }
+    assertAuthenticatorConfigured(authenticator);
     this.#authenticator = authenticator;
     return this;
   }

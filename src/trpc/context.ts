@@ -1,7 +1,12 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
-import { authenticateWith, authenticatorFailed, type Authenticator } from '../core/security.js';
+import {
+  assertAuthenticatorConfigured,
+  authenticateWith,
+  authenticatorFailed,
+  type Authenticator,
+} from '../core/security.js';
 import { rejectUnknownOptions, requireNames } from '../lib/validate.js';
 import { CLIENT_ADDRESS } from '../lib/client-address.js';
 import { readConnectionParams } from '../lib/request-views.js';
@@ -72,6 +77,7 @@ const KNOWN = [
 export function createSecurityContext(options: SecurityContextOptions): SecurityContextFactory {
   const settings = resolve(options);
   const { authenticator, names, events, anyTransport } = settings;
+  assertAuthenticatorConfigured(authenticator);
   return async (opts) => {
     const req = opts.req;
     const params =
