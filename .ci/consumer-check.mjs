@@ -3,9 +3,9 @@
 // peers (the core and the framework-free adapters must load without them), then
 // with them.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -50,6 +50,7 @@ try {
   };
 
   npmInstall(['--omit=optional', '--omit=peer', tarball]);
+  checkSourceMaps(join(project, 'node_modules', 'portcullis'));
   const bare = subpaths.filter((p) => !(p in needs));
   check('without optional and peer dependencies', bare);
   // The core must not load argon2: with argon2 absent, importing it would fail.
@@ -80,4 +81,29 @@ try {
   console.log(`consumer check passed: ${subpaths.length} subpaths`);
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * Every source map of the installed package (`.js.map` for stack traces and debuggers,
+ * `.d.ts.map` for go-to-definition) names sources that the package ships.
+ */
+function checkSourceMaps(installed) {
+  let maps = 0;
+  const missing = [];
+  for (const entry of readdirSync(join(installed, 'dist'), { recursive: true })) {
+    const file = join(installed, 'dist', String(entry));
+    if (!file.endsWith('.map')) continue;
+    maps++;
+    const map = JSON.parse(readFileSync(file, 'utf8'));
+    for (const source of map.sources) {
+      if (!existsSync(resolve(dirname(file), map.sourceRoot ?? '', source)))
+        missing.push(`${entry}: ${source}`);
+    }
+  }
+  if (maps === 0) throw new Error('the package has no source maps');
+  if (missing.length > 0)
+    throw new Error(
+      `source maps name sources the package lacks:\n${missing.slice(0, 10).join('\n')}`,
+    );
+  console.log(`ok source maps: ${maps} maps, every source shipped`);
 }
