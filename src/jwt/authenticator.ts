@@ -7,6 +7,7 @@ import type { SecurityRequest } from '../core/request.js';
 import type { Authenticator } from '../core/security.js';
 import { User } from '../core/user.js';
 import { VerifiedTokenCache } from './cache.js';
+import { isCompactJws } from './compact.js';
 import type { Claims } from './claims.js';
 import { JwtConfig, type JwtConfigOptions, type JwtSettings } from './config.js';
 import { DESCRIPTIONS, JwtError } from './errors.js';
@@ -147,9 +148,12 @@ export class JwtAuthenticator implements Authenticator {
   ): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
     const header = request.header(this.#settings.headerName);
     if (header === undefined) return null;
+    // RFC 6750 §2.1: `Bearer 1*SP b64token`; trailing spaces and tabs are the field's
+    // optional whitespace. Nothing else is trimmed (String#trim would take Unicode
+    // spaces too).
     const token =
       header.slice(0, this.#prefix.length).toLowerCase() === this.#prefix
-        ? header.slice(this.#prefix.length).trim()
+        ? credentialOf(header, this.#prefix.length)
         : undefined;
     // `Bearer` alone (HTTP trims the space) is this scheme without a token.
     const bare = token === undefined && header.trim().toLowerCase() === this.#bareScheme;
@@ -160,6 +164,19 @@ export class JwtAuthenticator implements Authenticator {
         new JwtError('ERR_JWT_MALFORMED', 'The token must be a non-empty string'),
         request,
         'invalid_request',
+      );
+    }
+    // Too large: the verifier says so, and it is never hashed for the cache.
+    if (token.length > this.#settings.maxTokenLength) {
+      return this.#verify(token, undefined, request);
+    }
+    if (!isCompactJws(token)) {
+      // Not the one spelling of a compact JWS (whitespace inside, padding, another
+      // alphabet, spare bits set, anything beyond a b64token): refused before the
+      // cache, so a re-spelled token is never a cache key.
+      return this.#failed(
+        new JwtError('ERR_JWT_MALFORMED', 'The token is not a compact JWS'),
+        request,
       );
     }
     const cache = this.#cache;
@@ -228,4 +245,16 @@ export class JwtAuthenticator implements Authenticator {
     }
     return null;
   }
+}
+
+/**
+ * The credential after the scheme: leading spaces (`1*SP`) and trailing spaces and
+ * tabs (optional whitespace) removed, nothing else. A loop, not a regex: a run of
+ * spaces before a non-space would make `/[ \t]+$/` quadratic.
+ */
+function credentialOf(header: string, start: number): string {
+  let end = header.length;
+  while (end > start && (header[end - 1] === ' ' || header[end - 1] === '\t')) end--;
+  while (start < end && header[start] === ' ') start++;
+  return header.slice(start, end);
 }

@@ -12,6 +12,11 @@ interface Entry<V> {
  * its own time: never after the token's `exp`, nor after `maxAge`. Only successful
  * verifications are stored.
  *
+ * A key cannot stand for two tokens or two configurations: only tokens in their one
+ * canonical spelling reach it (`isCompactJws`, checked before the lookup), distinct
+ * tokens hash to distinct keys, and each `JwtAuthenticator` owns its cache, so a
+ * token verified under one secret, issuer or audience is never a hit for another.
+ *
  * @internal
  */
 export class VerifiedTokenCache<V> {

@@ -8,6 +8,7 @@ import {
 } from 'jose';
 import { KeyObject, webcrypto } from 'node:crypto';
 import type { ClaimsSet } from './claims.js';
+import { isCompactJws } from './compact.js';
 import { normalizeType, type JwtSettings } from './config.js';
 import { JwtError, type JwtErrorCode } from './errors.js';
 import type { JwtAlgorithm } from './keys.js';
@@ -35,7 +36,8 @@ export const ACCESS_TYPE = 'at+jwt';
 /**
  * Verifies compact JWS tokens with jose: the configured algorithms only (never
  * `none`), `exp` and `sub` required, `nbf` / `iat` / `exp` with the leeway, issuer
- * and audience when configured, the length capped before decoding, and the token
+ * and audience when configured, the length capped and the compact form checked
+ * (one spelling per token, {@link isCompactJws}) before decoding, and the token
  * type checked so a refresh or ID token never passes as an access token.
  *
  * @internal
@@ -80,6 +82,12 @@ export class TokenVerifier {
       throw new JwtError(
         'ERR_JWT_TOO_LARGE',
         `The token is longer than ${settings.maxTokenLength} characters`,
+      );
+    }
+    if (!isCompactJws(token)) {
+      throw new JwtError(
+        'ERR_JWT_MALFORMED',
+        'The token is not a compact JWS of canonical base64url segments',
       );
     }
     const key = this.#key;
