@@ -1,6 +1,8 @@
 import { ConfigurationError } from '../core/errors.js';
-import { requireInteger } from '../lib/validate.js';
+import { requireInteger, requireNames } from '../lib/validate.js';
+import { parseHost } from './host.js';
 import { booleanOption, checkOptionNames, requireMethods } from './options.js';
+import { SINGLE_VALUE_HEADERS } from './single-headers.js';
 
 /**
  * Options of {@link Firewall}. Every check is on by default; each `allow…` switch
@@ -53,6 +55,25 @@ export interface FirewallOptions {
    */
   readonly dangerouslyAllowControlCharacters?: boolean;
   /**
+   * The host names a request may name, in `Host`, HTTP/2's `:authority` and an
+   * absolute-form request target (Spring's `StrictHttpFirewall.setAllowedHostnames`):
+   * a list of names (compared case-insensitively, without the port; an IPv6 address
+   * in brackets, `[::1]`), or a predicate given the lower-cased name. Others are
+   * rejected with `host-not-allowed`, and so is a request that names no host at all
+   * (HTTP/1.0 may omit `Host`). Whatever this says, a host that is not a valid
+   * `host[:port]` is rejected with `invalid-host`.
+   * @defaultValue every valid host
+   */
+  readonly allowedHostnames?: readonly string[] | ((hostname: string) => boolean);
+  /**
+   * More headers to refuse with `duplicate-header` when they come more than once (a
+   * custom token header, a renamed CSRF header), besides the built-in list:
+   * `Authorization`, `Host`, `Origin`, `Sec-Fetch-Site`, `Content-Type`,
+   * `X-Requested-With`, `X-CSRF-Token`.
+   * @defaultValue `[]`
+   */
+  readonly singleValueHeaders?: readonly string[];
+  /**
    * `true`: 400 bodies are always RFC 9457 problem details JSON; `false`: always plain
    * text; unset: the Accept header decides.
    * @defaultValue negotiated by Accept
@@ -82,10 +103,22 @@ export interface FirewallConfig {
   /** The checks that are on: a bit per entry of {@link SWITCHES}. */
   readonly enabled: number;
   readonly problemDetails: boolean | 'negotiate';
+  /** The host-name allow-list as a predicate, when there is one. */
+  readonly allowedHostnames: ((hostname: string) => boolean) | undefined;
+  /** Every header refused when repeated (lower-case). */
+  readonly singleValueHeaders: readonly string[];
 }
 
 const DEFAULT_METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
-const NAMES = ['allowedMethods', 'maxPathLength', 'problemDetails', ...SWITCHES];
+const NAMES = [
+  'allowedMethods',
+  'maxPathLength',
+  'problemDetails',
+  'allowedHostnames',
+  'singleValueHeaders',
+  ...SWITCHES,
+];
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/u;
 
 /**
  * Validates {@link FirewallOptions} (unknown names are rejected with a "did you
@@ -117,5 +150,49 @@ export function resolveFirewallOptions(options: FirewallOptions | undefined): Fi
       o.problemDetails === undefined
         ? 'negotiate'
         : booleanOption('problemDetails', o.problemDetails, false),
+    allowedHostnames: hostnamePredicate(o.allowedHostnames),
+    singleValueHeaders: singleValueHeaders(o.singleValueHeaders),
   };
+}
+
+function hostnamePredicate(option: unknown): ((hostname: string) => boolean) | undefined {
+  if (option === undefined) return undefined;
+  if (typeof option === 'function') {
+    const test = option as (hostname: string) => unknown;
+    // A predicate that throws refuses the host (fail closed).
+    return (hostname) => {
+      try {
+        return test(hostname) === true;
+      } catch {
+        return false;
+      }
+    };
+  }
+  const names = new Set(
+    requireNames('allowedHostnames', option).map((name) => {
+      const host = parseHost(name);
+      if (host === undefined || host !== name.toLowerCase()) {
+        throw new ConfigurationError(
+          'allowedHostnames',
+          'must list host names without a port, e.g. "app.example.com" or "[::1]"',
+        );
+      }
+      return host;
+    }),
+  );
+  return (hostname) => names.has(hostname);
+}
+
+function singleValueHeaders(option: unknown): readonly string[] {
+  if (option === undefined) return SINGLE_VALUE_HEADERS;
+  const extra = requireNames('singleValueHeaders', option).map((name) => {
+    if (!HEADER_NAME.test(name)) {
+      throw new ConfigurationError('singleValueHeaders', 'must list header names');
+    }
+    return name.toLowerCase();
+  });
+  if (extra.includes('cookie')) {
+    throw new ConfigurationError('singleValueHeaders', 'must not list Cookie (it may repeat)');
+  }
+  return [...new Set([...SINGLE_VALUE_HEADERS, ...extra])];
 }

@@ -6,6 +6,8 @@ import {
   type FirewallConfig,
   type FirewallOptions,
 } from './firewall-options.js';
+import { HostCheck } from './host.js';
+import { hasDuplicate } from './single-headers.js';
 
 /**
  * Why the {@link Firewall} rejected a request. Stable strings, for events and logs.
@@ -14,7 +16,15 @@ import {
  * path longer than the limit, a `#` in the request target, a path that does not
  * start with `/` (e.g. the `*` of `OPTIONS *`), and percent-encoding that is not
  * `%` + two hex digits or does not decode as UTF-8 (`%zz`, `%e9`, overlong `%c0%ae`).
- * Each of the others has a switch in {@link FirewallOptions}.
+ * Each of the path checks after them has a switch in {@link FirewallOptions}.
+ *
+ * Then the headers: `duplicate-header` for a header the pipeline trusts as single
+ * that came more than once (two `Authorization` lines, `Basic a, Bearer b`, two
+ * `Host`s; the list is in {@link FirewallOptions.singleValueHeaders}),
+ * `invalid-host` for a `Host`, `:authority` or absolute-form authority that is not
+ * a valid `host[:port]` (reg-name, IPv4 or bracketed IPv6; `@`, non-ASCII,
+ * whitespace, percent-encoding and ports above 65535 are refused), and
+ * `host-not-allowed` for a host outside {@link FirewallOptions.allowedHostnames}.
  */
 export type FirewallRejectionReason =
   | 'method-not-allowed'
@@ -32,7 +42,10 @@ export type FirewallRejectionReason =
   | 'encoded-period'
   | 'double-slash'
   | 'dot-segment'
-  | 'ambiguous-case-folding';
+  | 'ambiguous-case-folding'
+  | 'duplicate-header'
+  | 'invalid-host'
+  | 'host-not-allowed';
 
 /** The reasons that have a switch, by bit (the order of `SWITCHES`). */
 const REASONS = [
@@ -72,7 +85,10 @@ const FOLDS_TO_ASCII = /[\u017f\u212a]/u;
  * Spring's StrictHttpFirewall for every framework: rejects, with 400, a request whose
  * path is not in normal form, before any authenticator or rule sees it. Such paths
  * are how URL rules get bypassed: `/admin;x`, `/admin/..;/`, `/%2e%2e/admin`,
- * `//admin`, `/admin%2f..`, `/admin%00.json`, `/admin/%0a`.
+ * `//admin`, `/admin%2f..`, `/admin%00.json`, `/admin/%0a`. It also rejects a
+ * request with two credentials (node keeps the first `Authorization` line only,
+ * so `Basic user…` + `Basic admin…` was the first user) or a malformed or
+ * unlisted `Host` (see {@link FirewallRejectionReason}).
  *
  * {@link Firewall.check} is pure: it publishes nothing. The caller (the
  * `SecurityTransform`) publishes the `request-rejected` event and answers with
@@ -88,10 +104,12 @@ const FOLDS_TO_ASCII = /[\u017f\u212a]/u;
  */
 export class Firewall {
   readonly #config: FirewallConfig;
+  readonly #hosts: HostCheck;
 
   /** @throws ConfigurationError for an unknown or invalid option */
   constructor(options?: FirewallOptions) {
     this.#config = resolveFirewallOptions(options);
+    this.#hosts = new HostCheck(this.#config.allowedHostnames);
     Object.freeze(this);
   }
 
@@ -116,8 +134,9 @@ export class Firewall {
       if (found < 0) return 'malformed-encoding';
     }
     found &= config.enabled;
-    if (found === 0) return null;
-    return REASONS[31 - Math.clz32(found & -found)] ?? 'control-character';
+    if (found !== 0) return REASONS[31 - Math.clz32(found & -found)] ?? 'control-character';
+    if (hasDuplicate(request, config.singleValueHeaders)) return 'duplicate-header';
+    return this.#hosts.check(request);
   }
 
   /**

@@ -18,8 +18,20 @@ export interface SecurityRequest {
   readonly rawPath: string;
   /** The request target as the client sent it (path and query, or an absolute URL). */
   readonly url: string;
-  /** A header's value by case-insensitive name; repeated headers are joined by `, `. */
+  /**
+   * A header's value by case-insensitive name; repeated headers are joined by `, `
+   * (all of them: node's habit of keeping only the first `Authorization` or `Host`
+   * does not apply here).
+   */
   header(name: string): string | undefined;
+  /**
+   * Every field line of a header, in the order received, by case-insensitive name;
+   * `[]` when absent. Node adapters see each line; the Fetch API has already joined
+   * repeated lines into one value separated by `, ` (RFC 9110 §5.3), so there a
+   * repeated header is one value holding a comma. The firewall reads this to refuse
+   * a header the pipeline trusts as single when it came more than once.
+   */
+  headerValues(name: string): readonly string[];
   /** Cookies from the `Cookie` header; when a name repeats, the first one wins. */
   readonly cookies: ReadonlyMap<string, string>;
   /** The address of the peer, when the adapter knows it. */
@@ -33,8 +45,13 @@ export interface SecurityRequestInit {
   readonly method: string;
   /** The request target: origin form (`/a/b?q`) or absolute form (`https://h/a/b?q`). */
   readonly url: string;
-  /** Header lookup by lower-case name. */
+  /** Header lookup by lower-case name; repeated lines joined by `, `. */
   readonly header: (lowerCaseName: string) => string | undefined;
+  /**
+   * Every field line of a header by lower-case name, when the adapter sees them.
+   * @defaultValue the value of `header` as the only line
+   */
+  readonly headerValues?: ((lowerCaseName: string) => readonly string[]) | undefined;
   readonly clientAddress?: string | undefined;
   readonly secure?: boolean | undefined;
 }
@@ -54,6 +71,7 @@ class RequestView implements SecurityRequest {
   readonly clientAddress: string | undefined;
   readonly secure: boolean;
   readonly #header: (lowerCaseName: string) => string | undefined;
+  readonly #headerValues: ((lowerCaseName: string) => readonly string[]) | undefined;
   #path: string | undefined;
   #cookies: ReadonlyMap<string, string> | undefined;
 
@@ -65,6 +83,7 @@ class RequestView implements SecurityRequest {
     this.clientAddress = init.clientAddress ?? undefined;
     this.secure = init.secure ?? false;
     this.#header = init.header;
+    this.#headerValues = init.headerValues;
   }
 
   get path(): string {
@@ -78,7 +97,16 @@ class RequestView implements SecurityRequest {
   header(name: string): string | undefined {
     return this.#header(isLowerCase(name) ? name : name.toLowerCase());
   }
+
+  headerValues(name: string): readonly string[] {
+    const lower = isLowerCase(name) ? name : name.toLowerCase();
+    if (this.#headerValues) return this.#headerValues(lower);
+    const value = this.#header(lower);
+    return value === undefined ? NO_VALUES : [value];
+  }
 }
+
+const NO_VALUES: readonly string[] = Object.freeze([]);
 
 const isUpperCase = (text: string): boolean => !/[a-z]/u.test(text);
 const isLowerCase = (text: string): boolean => !/[A-Z]/u.test(text);

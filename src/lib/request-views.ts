@@ -14,7 +14,9 @@ const NONE: HeaderFallback = new Map();
  * The {@link SecurityRequest} view of a node `http` request. Express and Connect
  * rewrite `req.url` below a mount point, so `originalUrl` is preferred: rules always
  * see the full path the client asked for. Repeated headers are joined with `, `
- * (cookies with `; `).
+ * (cookies with `; `), every line of them: node's `req.headers` keeps only the
+ * first `Authorization`, `Host` or `Content-Type`, so the lines are read from
+ * `req.headersDistinct` where the request has it.
  *
  * @internal
  */
@@ -24,22 +26,38 @@ export function nodeRequestView(
   secure: boolean = (req.socket as Partial<TLSSocket>).encrypted === true,
 ): SecurityRequest {
   const headers = req.headers;
+  let distinct: DistinctHeaders | null | undefined;
+  const lines = (name: string): readonly string[] | undefined => {
+    distinct ??= (req as Partial<Pick<IncomingMessage, 'headersDistinct'>>).headersDistinct ?? null;
+    return distinct?.[name] ?? asLines(headers[name]);
+  };
   const header = (name: string): string | undefined => {
-    const value = headers[name];
-    return Array.isArray(value) ? value.join(name === 'cookie' ? '; ' : ', ') : value;
+    const values = lines(name);
+    if (values === undefined || values.length === 0) return undefined;
+    return values.length === 1 ? values[0] : values.join(name === 'cookie' ? '; ' : ', ');
   };
   return createSecurityRequest({
     method: req.method ?? 'GET',
     url: (req as NodeRequestLike & { originalUrl?: string }).originalUrl ?? req.url ?? '/',
     header: withFallback(header, fallback),
+    headerValues: valuesWithFallback((name) => lines(name) ?? NO_LINES, fallback),
     clientAddress: req.socket.remoteAddress,
     secure,
   });
 }
 
+type DistinctHeaders = Readonly<Record<string, readonly string[] | undefined>>;
+
+const NO_LINES: readonly string[] = Object.freeze([]);
+
+function asLines(value: string | readonly string[] | undefined): readonly string[] | undefined {
+  return typeof value === 'string' ? [value] : value;
+}
+
 /**
  * The {@link SecurityRequest} view of a Fetch API `Request`. The URL is absolute, so
- * `secure` is its scheme; the client address is unknown unless given.
+ * `secure` is its scheme; the client address is unknown unless given. The Fetch
+ * API joins repeated header lines into one value, so `headerValues` has one entry.
  *
  * @internal
  */
@@ -49,10 +67,15 @@ export function fetchRequestView(
   fallback: HeaderFallback = NONE,
 ): SecurityRequest {
   const url = request.url;
+  const header = (name: string): string | undefined => request.headers.get(name) ?? undefined;
   return createSecurityRequest({
     method: request.method,
     url,
-    header: withFallback((name) => request.headers.get(name) ?? undefined, fallback),
+    header: withFallback(header, fallback),
+    headerValues: valuesWithFallback((name) => {
+      const value = header(name);
+      return value === undefined ? NO_LINES : [value];
+    }, fallback),
     clientAddress,
     secure: url.startsWith('https:'),
   });
@@ -84,6 +107,19 @@ function withFallback(
 ): (name: string) => string | undefined {
   if (fallback.size === 0) return header;
   return (name) => header(name) ?? fallback.get(name);
+}
+
+function valuesWithFallback(
+  values: (name: string) => readonly string[],
+  fallback: HeaderFallback,
+): (name: string) => readonly string[] {
+  if (fallback.size === 0) return values;
+  return (name) => {
+    const found = values(name);
+    if (found.length > 0) return found;
+    const value = fallback.get(name);
+    return value === undefined ? NO_LINES : [value];
+  };
 }
 
 /**

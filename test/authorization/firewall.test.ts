@@ -4,7 +4,11 @@ import {
   type FirewallOptions,
   type FirewallRejectionReason,
 } from '../../src/authorization/index.js';
-import { ConfigurationError } from '../../src/core/index.js';
+import {
+  ConfigurationError,
+  createSecurityRequest,
+  type SecurityRequest,
+} from '../../src/core/index.js';
 import { request, thrown } from './helpers.js';
 
 const strict = new Firewall();
@@ -219,5 +223,241 @@ describe('Firewall: characters case-insensitive rules fold to ASCII', () => {
 
   it('lets them through with allowAmbiguousCaseFolding', () => {
     expect(reason('/a%C5%BFsets/x', { allowAmbiguousCaseFolding: true })).toBeNull();
+  });
+});
+
+/** A request whose headers have several field lines, as node adapters see them. */
+function withLines(lines: [string, string][], url = '/'): SecurityRequest {
+  const headers = new Map<string, string[]>();
+  for (const [name, value] of lines) {
+    const key = name.toLowerCase();
+    headers.set(key, [...(headers.get(key) ?? []), value]);
+  }
+  return createSecurityRequest({
+    method: 'GET',
+    url,
+    header: (name) => headers.get(name)?.join(', '),
+    headerValues: (name) => headers.get(name) ?? [],
+  });
+}
+
+const BASIC_USER = 'Basic dXNlcjp1c2VyLXB3';
+const BASIC_ADMIN = 'Basic YWRtaW46YWRtaW4tcHc=';
+
+describe('Firewall: headers trusted as single (duplicate-header)', () => {
+  it.each<[string, [string, string][]]>([
+    [
+      'two Basic credentials',
+      [
+        ['Authorization', BASIC_USER],
+        ['authorization', BASIC_ADMIN],
+      ],
+    ],
+    [
+      'Basic then Bearer',
+      [
+        ['Authorization', BASIC_USER],
+        ['Authorization', 'Bearer x'],
+      ],
+    ],
+    [
+      'an empty line and a credential',
+      [
+        ['Authorization', ''],
+        ['Authorization', BASIC_USER],
+      ],
+    ],
+    [
+      'two Hosts',
+      [
+        ['Host', 'a.example'],
+        ['Host', 'b.example'],
+      ],
+    ],
+    [
+      'two Origins',
+      [
+        ['Origin', 'https://a.example'],
+        ['Origin', 'https://b.example'],
+      ],
+    ],
+    [
+      'two Content-Types',
+      [
+        ['Content-Type', 'text/plain'],
+        ['Content-Type', 'application/json'],
+      ],
+    ],
+    [
+      'two X-Requested-With',
+      [
+        ['X-Requested-With', 'XMLHttpRequest'],
+        ['X-Requested-With', 'x'],
+      ],
+    ],
+    [
+      'two X-CSRF-Tokens',
+      [
+        ['X-CSRF-Token', 'a'],
+        ['X-CSRF-Token', 'b'],
+      ],
+    ],
+    [
+      'two Sec-Fetch-Sites',
+      [
+        ['Sec-Fetch-Site', 'same-origin'],
+        ['Sec-Fetch-Site', 'cross-site'],
+      ],
+    ],
+  ])('rejects %s in separate lines', (_, lines) => {
+    expect(strict.check(withLines(lines))).toBe('duplicate-header');
+  });
+
+  it.each([
+    ['authorization', `${BASIC_USER}, ${BASIC_ADMIN}`],
+    ['authorization', `${BASIC_USER},Bearer x`],
+    ['authorization', 'Bearer a.b.c, Bearer d.e.f'],
+    ['authorization', 'Basic abc,def'],
+    ['host', 'a.example, b.example'],
+    ['origin', 'https://a.example, https://b.example'],
+    ['x-requested-with', 'XMLHttpRequest, XMLHttpRequest'],
+  ])('rejects a %s joined by a comma, as the Fetch API joins lines: %s', (name, value) => {
+    expect(strict.check(request('/', { headers: { [name]: value } }))).toBe('duplicate-header');
+  });
+
+  it.each([
+    ['authorization', BASIC_USER],
+    ['authorization', 'Digest username="a,b", realm="r", nonce="n"'],
+    ['authorization', 'Bearer abc, error="x"'],
+    ['content-type', 'multipart/form-data; boundary="a,b"'],
+    ['accept', 'text/html, application/json'],
+    ['x-forwarded-for', '1.2.3.4, 5.6.7.8'],
+  ])('lets one %s through: %s', (name, value) => {
+    expect(strict.check(request('/', { headers: { [name]: value } }))).toBeNull();
+  });
+
+  it('lets several Cookie lines and list headers through', () => {
+    const req = withLines([
+      ['Cookie', 'a=1'],
+      ['Cookie', 'b=2'],
+      ['Accept', 'text/html'],
+      ['Accept', 'application/json'],
+    ]);
+    expect(strict.check(req)).toBeNull();
+  });
+
+  it('refuses more headers listed in singleValueHeaders', () => {
+    const req = withLines([
+      ['X-Api-Key', 'a'],
+      ['X-Api-Key', 'b'],
+    ]);
+    expect(strict.check(req)).toBeNull();
+    expect(new Firewall({ singleValueHeaders: ['X-Api-Key'] }).check(req)).toBe('duplicate-header');
+    expect(thrown(() => new Firewall({ singleValueHeaders: ['cookie'] })).option).toBe(
+      'singleValueHeaders',
+    );
+    expect(thrown(() => new Firewall({ singleValueHeaders: ['a b'] })).option).toBe(
+      'singleValueHeaders',
+    );
+  });
+});
+
+describe('Firewall: Host (invalid-host, host-not-allowed)', () => {
+  const host = (value: string, options?: FirewallOptions) =>
+    new Firewall(options).check(request('/', { headers: { host: value } }));
+
+  it.each([
+    'localhost',
+    'localhost:3000',
+    'APP.Example.com',
+    'app.example.com.',
+    'a-b_c~d.example',
+    '127.0.0.1',
+    '127.0.0.1:65535',
+    '[::1]',
+    '[::1]:8080',
+    '[2001:db8::7]:443',
+    '[::ffff:127.0.0.1]',
+    'xn--bcher-kva.example',
+  ])('lets a valid host through: %s', (value) => {
+    expect(host(value)).toBeNull();
+  });
+
+  it.each([
+    'u:p@h\u00e9\u00ff',
+    'user@app.example',
+    '@app.example',
+    'app.example:99999',
+    'app.example:65536',
+    'app.example:',
+    'app.example:80:80',
+    'app.example:8o',
+    'app. example',
+    'app.example\t',
+    'caf\u00e9.example',
+    'app%2eexample',
+    'app/example',
+    'app\\example',
+    'app.example?x',
+    'app.example#x',
+    '',
+    '[::1',
+    '[::g]',
+    '[fe80::1%25eth0]',
+    '::1',
+    '127.1',
+    '0x7f.0.0.1',
+    '010.0.0.1',
+    '256.0.0.1',
+    'xn--a.example',
+    'a'.repeat(256),
+  ])('rejects an invalid host: %j', (value) => {
+    expect(host(value)).toBe('invalid-host');
+  });
+
+  it('checks HTTP/2 :authority and the authority of an absolute-form target', () => {
+    expect(strict.check(request('/', { headers: { ':authority': 'u@h' } }))).toBe('invalid-host');
+    expect(strict.check(request('/', { headers: { ':authority': 'h:8443' } }))).toBeNull();
+    expect(strict.check(request('http://u:p@app.example/x'))).toBe('invalid-host');
+    expect(strict.check(request('http://app.example:70000/x'))).toBe('invalid-host');
+    expect(strict.check(request('http://app.example:8080/x'))).toBeNull();
+  });
+
+  it('allows only the listed host names with allowedHostnames', () => {
+    const options = { allowedHostnames: ['app.example', '[::1]'] };
+    expect(host('app.example', options)).toBeNull();
+    expect(host('APP.example:8080', options)).toBeNull();
+    expect(host('[::1]:3000', options)).toBeNull();
+    expect(host('evil.example', options)).toBe('host-not-allowed');
+    expect(host('app.example.evil', options)).toBe('host-not-allowed');
+    expect(host('u@app.example', options)).toBe('invalid-host');
+    const firewall = new Firewall(options);
+    expect(
+      firewall.check(request('http://evil.example/', { headers: { host: 'app.example' } })),
+    ).toBe('host-not-allowed');
+    // HTTP/1.0 may omit Host: with an allow-list, naming no host is not allowed.
+    expect(firewall.check(request('/'))).toBe('host-not-allowed');
+    expect(strict.check(request('/'))).toBeNull();
+  });
+
+  it('takes a predicate for allowedHostnames; one that throws refuses', () => {
+    const options = { allowedHostnames: (name: string) => name.endsWith('.example') };
+    expect(host('a.example', options)).toBeNull();
+    expect(host('A.EXAMPLE', options)).toBeNull();
+    expect(host('example.org', options)).toBe('host-not-allowed');
+    const throwing = {
+      allowedHostnames: () => {
+        throw new Error('boom');
+      },
+    };
+    expect(host('a.example', throwing)).toBe('host-not-allowed');
+  });
+
+  it('validates allowedHostnames', () => {
+    for (const bad of [['app.example:80'], ['u@app'], [''], 'app.example', [1]]) {
+      expect(thrown(() => new Firewall({ allowedHostnames: bad as never })).option).toBe(
+        'allowedHostnames',
+      );
+    }
   });
 });
