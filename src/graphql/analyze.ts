@@ -1,5 +1,7 @@
 import {
   getLocation,
+  getNamedType,
+  isAbstractType,
   isInterfaceType,
   isObjectType,
   type ASTNode,
@@ -25,8 +27,8 @@ import type { SchemaLocation, SchemaSecurityProblem, SchemaSecurityProblemCode }
 
 /**
  * The rule of a field that has no security directive, directly or through its type
- * or an interface: `permitAll` (the default) leaves it open; `authenticated` or
- * `denyAll` make the schema deny-by-default.
+ * or an interface: `authenticated` (the default) lets any authenticated user
+ * through, `denyAll` nobody, `permitAll` everyone.
  */
 export type DefaultPolicy = 'permitAll' | 'authenticated' | 'denyAll';
 
@@ -76,6 +78,15 @@ const FEDERATION_TYPES = new Set(['_Service']);
  * problems found. Precedence for a field of an object type: its own directive, then
  * its type's, then its interfaces' (each interface's field directive, else its
  * type directive; several interfaces all apply), then the default policy.
+ *
+ * Then the rule of the type the field returns (through lists and non-null) is added
+ * to it (both must pass), so that a field returning a protected type is checked
+ * before its resolver runs (Apollo Router's semantics of `@authenticated` and
+ * `@requiresScopes` on types): an object type's or interface's type directive;
+ * for an interface or union, also the rules of its possible types when every one
+ * of them has a type directive (the user must pass at least one of them: a field
+ * whose every possible result is closed to the user never runs). A field's own
+ * `@permitAll` opens the field, not the type it returns.
  *
  * @internal
  */
@@ -144,8 +155,7 @@ class Analyzer {
     declared ??= this.#read(type, type.name);
     declared ??= this.#fromInterfaces(type, field);
     if (declared === BROKEN) return undefined;
-    if (declared === undefined) {
-      if (federation || this.#options.defaultPolicy === 'permitAll') return undefined;
+    if (declared === undefined && !federation && this.#options.defaultPolicy !== 'permitAll') {
       const node =
         this.#options.defaultPolicy === 'denyAll' ? expr.denyAll() : expr.isAuthenticated();
       declared = {
@@ -154,10 +164,53 @@ class Analyzer {
         origin: `default policy ${this.#options.defaultPolicy}`,
       };
     }
-    if (declared.node === null) return undefined;
-    const expression = this.#compile(declared, field, coordinate);
+    // Federation's entry points stay reachable: the entities' own fields keep their rules.
+    const returned = federation ? undefined : this.#returnedRule(field);
+    if (returned === BROKEN) return undefined;
+    const combined = combine(declared?.node == null ? undefined : declared, returned);
+    if (combined === undefined) return undefined;
+    const expression = this.#compile(combined, field, coordinate);
     if (expression === BROKEN) return undefined;
-    return Object.freeze({ coordinate, origin: declared.origin, expression });
+    return Object.freeze({ coordinate, origin: combined.origin, expression });
+  }
+
+  /**
+   * The rule a field takes from the type it returns (see {@link analyzeSchema}):
+   * the type directive of an object type or interface; for an interface or union,
+   * also `any of` its possible types' type directives when every one has one.
+   */
+  #returnedRule(field: GraphQLField<unknown, unknown>): Declared | undefined | typeof BROKEN {
+    const named = getNamedType(field.type);
+    if (named.name.startsWith('__')) return undefined;
+    const found: Declared[] = [];
+    if (isObjectType(named) || isInterfaceType(named)) {
+      const own = this.#read(named, named.name);
+      if (own === BROKEN) return BROKEN;
+      if (own?.node) found.push(own);
+    }
+    if (isAbstractType(named)) {
+      const possible: Declared[] = [];
+      let open = false;
+      for (const member of this.#schema.getPossibleTypes(named)) {
+        const rule = this.#read(member, member.name);
+        if (rule === BROKEN) return BROKEN;
+        if (rule?.node) possible.push(rule);
+        else open = true;
+      }
+      const [first] = possible;
+      if (!open && first !== undefined) {
+        found.push(
+          possible.length === 1
+            ? first
+            : {
+                directive: possible.map((d) => d.directive).join(' '),
+                node: expr.or(...possible.map((d) => d.node as ExpressionNode)),
+                origin: `any of ${possible.map((d) => d.origin).join(', ')}`,
+              },
+        );
+      }
+    }
+    return combine(...found);
   }
 
   /** The rule the type's interfaces give the field; several interfaces all apply. */
@@ -380,6 +433,21 @@ class Analyzer {
       location: locationOf(directiveNode(element, name.replace(/^@/u, '')) ?? element.astNode),
     });
   }
+}
+
+/** Rules that must all pass, as one (identical rules once); `undefined` when none. */
+function combine(...rules: readonly (Declared | undefined)[]): Declared | undefined {
+  const distinct = new Map<string, Declared>();
+  for (const rule of rules) {
+    if (rule?.node) distinct.set(JSON.stringify(rule.node), rule);
+  }
+  const all = [...distinct.values()];
+  if (all.length <= 1) return all[0];
+  return {
+    directive: all.map((d) => d.directive).join(' '),
+    node: expr.and(...all.map((d) => d.node as ExpressionNode)),
+    origin: all.map((d) => d.origin).join(' and '),
+  };
 }
 
 /** A directive argument read as a list of non-empty strings (a single string is a list of one). */

@@ -30,7 +30,7 @@ expression compiled, every problem reported with its file, line and coordinate.
 
 Options:
   --default-policy <permitAll|authenticated|denyAll>
-                      the policy of fields without a directive (default permitAll)
+                      the policy of fields without a directive (default authenticated)
   --functions <module>
                       a module exporting the custom expression functions
                       (named export "functions", or the default export)
@@ -127,7 +127,7 @@ export async function main(argv: readonly string[], io: CliOutput): Promise<numb
 function parseArguments(argv: readonly string[], io: CliOutput): Arguments | number {
   const args: Arguments = {
     files: [],
-    defaultPolicy: 'permitAll',
+    defaultPolicy: 'authenticated',
     functions: undefined,
     assumeValidSDL: false,
     list: false,

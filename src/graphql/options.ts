@@ -34,10 +34,12 @@ export interface GraphQLDenial {
 export interface SecurityDirectivesOptions {
   /**
    * The rule of fields without a security directive (directly, on their type or an
-   * interface): `'permitAll'` leaves them open; `'authenticated'` or `'denyAll'`
-   * make the schema deny-by-default. Introspection (`__schema`, `__type`,
-   * `__typename`) and Apollo Federation's `_service` / `_entities` stay reachable.
-   * @defaultValue `'permitAll'`
+   * interface): `'authenticated'` (deny by default: any authenticated user),
+   * `'denyAll'` (nobody), or `'permitAll'` (everyone: a forgotten directive leaves
+   * the field open, so choose it knowingly; `@permitAll` on the fields that are
+   * public is the safer way). Introspection (`__schema`, `__type`, `__typename`)
+   * and Apollo Federation's `_service` / `_entities` stay reachable.
+   * @defaultValue `'authenticated'`
    */
   readonly defaultPolicy?: DefaultPolicy;
   /**
@@ -90,7 +92,7 @@ export function resolveSettings(options: SecurityDirectivesOptions | undefined):
   }
   rejectUnknownOptions('securityDirectives', options, KNOWN);
   const {
-    defaultPolicy = 'permitAll',
+    defaultPolicy = 'authenticated',
     user,
     functions,
     debug = false,
@@ -147,7 +149,7 @@ function customUserOf(getter: (context: unknown) => UserLike): Settings['userOf'
 }
 
 const DEFAULTS: Settings = Object.freeze({
-  defaultPolicy: 'permitAll',
+  defaultPolicy: 'authenticated',
   userOf: defaultUserOf,
   functions: undefined,
   debug: false,

@@ -39,7 +39,9 @@ describe('portcullis check-schema', () => {
     const result = await cli('check-schema', '--list', path);
     expect(result.status).toBe(0);
     expect(result.out).toContain("Query.a  hasRole('A')  (@secured on Query.a)");
-    expect(result.out).toContain('ok: 2 protected fields, default policy permitAll');
+    // Deny by default: `c` has no directive, so it needs an authenticated user.
+    expect(result.out).toContain('Query.c  isAuthenticated()  (default policy authenticated)');
+    expect(result.out).toContain('ok: 3 protected fields, default policy authenticated');
   });
 
   it('reports every problem with its file, line and coordinate, and exits 1', async () => {

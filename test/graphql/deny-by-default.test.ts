@@ -1,5 +1,7 @@
+import { makeExecutableSchema } from '@graphql-tools/schema';
 import { getIntrospectionQuery, graphql } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { securityDirectives } from '../../src/graphql/index.js';
 import { ALICE, GUEST, denials, run, secureSchema } from './schema.js';
 
 const SDL = `type Query {
@@ -76,9 +78,18 @@ for (const policy of ['authenticated', 'denyAll'] as const) {
   });
 }
 
-describe("defaultPolicy: 'permitAll' (the default)", () => {
-  it('leaves fields without a directive open', async () => {
-    const schema = secureSchema(SDL, resolvers);
+describe('the default policy', () => {
+  it('is authenticated: a field without a directive refuses an anonymous caller', async () => {
+    const { typeDefs, transformer } = securityDirectives();
+    const schema = transformer(makeExecutableSchema({ typeDefs: [typeDefs, SDL], resolvers }));
+    const result = await run(schema, '{ health profile post { title } }', null);
+    expect(result.data).toEqual({ health: 'ok', profile: null, post: null });
+    expect(denials(result)).toEqual({ profile: 'UNAUTHENTICATED', post: 'UNAUTHENTICATED' });
+    expect((await run(schema, '{ profile }', GUEST)).data).toEqual({ profile: 'me' });
+  });
+
+  it("leaves fields without a directive open only with an explicit 'permitAll'", async () => {
+    const schema = secureSchema(SDL, resolvers, { defaultPolicy: 'permitAll' });
     expect(await run(schema, '{ profile post { title } }', null)).toEqual({
       data: { profile: 'me', post: { title: 't' } },
     });

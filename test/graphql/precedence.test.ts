@@ -3,7 +3,7 @@ import { ADMIN, ALICE, GUEST, denials, run, secureSchema } from './schema.js';
 
 describe('type-level directives and field overrides', () => {
   const schema = secureSchema(
-    `type Query { stats: AdminStats, board: Board }
+    `type Query { stats: AdminStats, board: Board, feed: [FeedItem!]! }
      type AdminStats @secured(roles: "ADMIN") {
        users: Int
        motd: String @permitAll
@@ -12,34 +12,48 @@ describe('type-level directives and field overrides', () => {
      type Board @authenticated {
        title: String
        secret: String @secured(roles: "ADMIN")
-     }`,
+     }
+     type Note { text: String }
+     "Note is open, so feed is open: each AdminStats in it is guarded field by field."
+     union FeedItem = AdminStats | Note`,
     {
       Query: {
         stats: () => ({ users: 3, motd: 'hi', audit: 'log' }),
         board: () => ({ title: 't', secret: 's' }),
+        feed: () => [{ __typename: 'AdminStats', users: 3, motd: 'hi', audit: 'log' }],
       },
+      FeedItem: { __resolveType: (o: { __typename: string }) => o.__typename },
     },
   );
 
   it('applies a type directive to every field of the type', async () => {
-    const result = await run(schema, '{ stats { users } }', ALICE);
-    expect(result.data).toEqual({ stats: { users: null } });
-    expect(denials(result)).toEqual({ 'stats.users': 'FORBIDDEN' });
+    const result = await run(schema, '{ feed { ... on AdminStats { users } } }', ALICE);
+    expect(result.data).toEqual({ feed: [{ users: null }] });
+    expect(denials(result)).toEqual({ 'feed.0.users': 'FORBIDDEN' });
     expect((await run(schema, '{ stats { users } }', ADMIN)).data).toEqual({
       stats: { users: 3 },
     });
   });
 
-  it('lets a field directive open a field of a protected type', async () => {
-    const result = await run(schema, '{ stats { motd } }', null);
-    expect(result).toEqual({ data: { stats: { motd: 'hi' } } });
+  it('guards every field that returns the type, before its resolver', async () => {
+    const result = await run(schema, '{ stats { users } }', ALICE);
+    expect(result.data).toEqual({ stats: null });
+    expect(denials(result)).toEqual({ stats: 'FORBIDDEN' });
+    expect(denials(await run(schema, '{ stats { motd } }', null))).toEqual({
+      stats: 'UNAUTHENTICATED',
+    });
+  });
+
+  it('lets a field directive open a field of a protected type (the type stays closed)', async () => {
+    const result = await run(schema, '{ feed { ... on AdminStats { motd } } }', null);
+    expect(result).toEqual({ data: { feed: [{ motd: 'hi' }] } });
   });
 
   it('lets a field directive replace, not add to, the type rule', async () => {
     // `audit` needs only its authority: the type's ADMIN role no longer applies.
     const auditor = (await import('./schema.js')).userWith('carol', [], ['audit:read']);
-    expect((await run(schema, '{ stats { audit } }', auditor)).data).toEqual({
-      stats: { audit: 'log' },
+    expect((await run(schema, '{ feed { ... on AdminStats { audit } } }', auditor)).data).toEqual({
+      feed: [{ audit: 'log' }],
     });
     expect(denials(await run(schema, '{ stats { audit } }', ADMIN))).toEqual({
       'stats.audit': 'FORBIDDEN',
@@ -51,7 +65,7 @@ describe('type-level directives and field overrides', () => {
     expect(result.data).toEqual({ board: { title: 't', secret: null } });
     expect(denials(result)).toEqual({ 'board.secret': 'FORBIDDEN' });
     expect(denials(await run(schema, '{ board { title } }', null))).toEqual({
-      'board.title': 'UNAUTHENTICATED',
+      board: 'UNAUTHENTICATED',
     });
   });
 });
@@ -87,13 +101,14 @@ describe('interfaces', () => {
   );
 
   it("applies an interface's type directive to the implementing types' fields", async () => {
-    // `extra` is not declared by Node: the interface's type rule still covers it.
-    const result = await run(schema, '{ nodes { ... on Post { extra } } }', null);
-    expect(result.data).toEqual({ nodes: [{ extra: null }] });
-    expect(denials(result)).toEqual({ 'nodes.0.extra': 'UNAUTHENTICATED' });
-    // A denied non-null `id` nulls the whole non-null list, and so `data`.
+    // `extra` is not declared by Node: the interface's type rule still covers it
+    // (reached here through Document, which has no type rule).
+    const result = await run(schema, '{ docs { ... on Post { extra } } }', null);
+    expect(result.data).toEqual({ docs: [{ extra: null }, {}] });
+    expect(denials(result)).toEqual({ 'docs.0.extra': 'UNAUTHENTICATED' });
+    // The field returning Node is guarded by Node's rule: a denied non-null list nulls `data`.
     expect(denials(await run(schema, '{ nodes { id } }', null))).toEqual({
-      'nodes.0.id': 'UNAUTHENTICATED',
+      nodes: 'UNAUTHENTICATED',
     });
     expect((await run(schema, '{ nodes { id } }', GUEST)).data).toEqual({ nodes: [{ id: '1' }] });
   });
@@ -122,15 +137,17 @@ describe('interfaces', () => {
 
   it("lets the object type's own directive win over its interfaces'", async () => {
     const s = secureSchema(
-      `type Query { badge: Node }
+      `type Query { badge: Badge, node: Node }
        interface Node @denyAll { id: ID! }
        type Badge implements Node @permitAll { id: ID! }`,
       {
-        Query: { badge: () => ({ id: 'b' }) },
+        Query: { badge: () => ({ id: 'b' }), node: () => ({ id: 'b' }) },
         Node: { __resolveType: () => 'Badge' },
       },
     );
     expect(await run(s, '{ badge { id } }', null)).toEqual({ data: { badge: { id: 'b' } } });
+    // A field returning the interface takes the interface's own rule.
+    expect(denials(await run(s, '{ node { id } }', GUEST))).toEqual({ node: 'FORBIDDEN' });
   });
 });
 
@@ -145,8 +162,8 @@ describe('type extensions', () => {
       { Query: { a: () => 'a', b: () => 'b', stats: () => ({ n: 1 }) } },
     );
     const result = await run(schema, '{ a b stats { n } }', ALICE);
-    expect(result.data).toEqual({ a: 'a', b: null, stats: { n: null } });
-    expect(denials(result)).toEqual({ b: 'FORBIDDEN', 'stats.n': 'FORBIDDEN' });
+    expect(result.data).toEqual({ a: 'a', b: null, stats: null });
+    expect(denials(result)).toEqual({ b: 'FORBIDDEN', stats: 'FORBIDDEN' });
     expect((await run(schema, '{ a b stats { n } }', ADMIN)).data).toEqual({
       a: 'a',
       b: 'b',

@@ -21,13 +21,18 @@ export const WRITER = userWith('writer', ['USER'], ['posts:read', 'posts:write']
 export const ADMIN = userWith('admin', ['ADMIN', 'USER'], ['posts:read', 'users:write']);
 export const GUEST = userWith('guest');
 
-/** Makes an executable schema with the directives' SDL, then applies the transformer. */
+/**
+ * Makes an executable schema with the directives' SDL, then applies the transformer.
+ * These schemas test the directives one by one, so fields without a directive are
+ * open (`defaultPolicy: 'permitAll'`, an explicit opt-out of deny-by-default) unless
+ * the options say otherwise.
+ */
 export function secureSchema(
   sdl: string,
   resolvers: IResolvers = {},
   options?: SecurityDirectivesOptions,
 ): GraphQLSchema {
-  const { typeDefs, transformer } = securityDirectives(options);
+  const { typeDefs, transformer } = securityDirectives({ defaultPolicy: 'permitAll', ...options });
   return transformer(makeExecutableSchema({ typeDefs: [typeDefs, sdl], resolvers }));
 }
 

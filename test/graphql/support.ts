@@ -188,9 +188,13 @@ const resolvers = {
   },
 };
 
-/** The test schema, with the directives applied. */
+/**
+ * The test schema, with the directives applied. `open` has no directive on purpose:
+ * this schema opts out of deny-by-default (`defaultPolicy: 'permitAll'`) unless the
+ * options say otherwise.
+ */
 export function createSchema(options?: SecurityDirectivesOptions): GraphQLSchema {
-  const { typeDefs, transformer } = securityDirectives(options);
+  const { typeDefs, transformer } = securityDirectives({ defaultPolicy: 'permitAll', ...options });
   return transformer(makeExecutableSchema({ typeDefs: [typeDefs, SDL], resolvers }));
 }
 
