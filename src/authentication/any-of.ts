@@ -1,5 +1,5 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import type { SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import {
@@ -26,7 +26,10 @@ export interface AnyOfOptions {
  * `authentication-failure` event with reason `other` is published, a process
  * warning names the error's class (once per authenticator), and the next one is
  * asked. This fails closed (401 rather than 500) and keeps one broken mechanism
- * (say, an unreachable key server) from locking out users of the others.
+ * from locking out users of the others. An authenticator that could not answer (an
+ * `UnavailableError`: a deadline passed, the key server is unreachable) is skipped
+ * the same way, but when no other one finds a user its error is rethrown, so the
+ * request fails closed with 503 instead of going on as anonymous.
  *
  * @example
  * ```ts
@@ -84,14 +87,17 @@ class AnyOfAuthenticator implements Authenticator {
     request: SecurityRequest,
     attempt: (authenticator: Authenticator) => T | null | PromiseLike<T | null>,
   ): Promise<T | null> {
+    let unavailable: UnavailableError | undefined;
     for (const [index, authenticator] of this.#authenticators.entries()) {
       try {
         const found = await attempt(authenticator);
         if (found !== null && found !== undefined) return found;
       } catch (error) {
-        this.#report(index, authenticator, error, request);
+        if (error instanceof UnavailableError) unavailable ??= error;
+        else this.#report(index, authenticator, error, request);
       }
     }
+    if (unavailable !== undefined) throw unavailable;
     return null;
   }
 

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { DEFAULT_DEADLINES } from '../core/deadline.js';
+import { DeadlineExceededError } from '../core/errors.js';
 import type { AuthenticationFailureReason } from '../core/events.js';
 import type { User } from '../core/user.js';
+import { withDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
 import type { Semaphore } from '../lib/semaphore.js';
 import type { TtlCache } from '../lib/ttl-cache.js';
@@ -20,6 +23,8 @@ export interface CredentialVerifierConfig {
   /** Verified-credential cache, or `null` when caching is off. */
   readonly cache: TtlCache<string, true> | null;
   readonly semaphore: Semaphore;
+  /** The deadline of one encoder call, in milliseconds. @defaultValue `5_000` */
+  readonly timeoutMs?: number;
   readonly onPasswordUpgrade:
     ((username: string, encodedPassword: string) => void | PromiseLike<void>) | undefined;
 }
@@ -28,7 +33,12 @@ export interface CredentialVerifierConfig {
  * Checks a username and password against the store: cache first, then the encoder
  * under the semaphore, sharing identical checks already in flight. An unknown
  * username is checked against a dummy hash made by the same encoder, so it costs
- * what a wrong password costs. Never throws.
+ * what a wrong password costs. Never throws, but rejects with a
+ * `DeadlineExceededError` (operation `password-encoder`) when an encoder call does
+ * not settle within `timeoutMs`: its semaphore slot is given back at the deadline
+ * (the abandoned call holds no thread of ours; a real hash still finishing on
+ * libuv's pool is at most one per slot per deadline), so a hung encoder cannot
+ * block every later login.
  *
  * @internal
  */
@@ -45,7 +55,7 @@ export class CredentialVerifier {
   }
 
   /**
-   * Whether the password is the user's; never throws. A cache hit answers
+   * Whether the password is the user's; rejects only with a `DeadlineExceededError`. A cache hit answers
    * synchronously (no promise on the hot path); everything else is asynchronous.
    */
   verify(username: string, password: string): VerificationOutcome | Promise<VerificationOutcome> {
@@ -68,6 +78,7 @@ export class CredentialVerifier {
       try {
         stored = await this.#dummy();
       } catch (error) {
+        if (error instanceof DeadlineExceededError) throw error;
         // E.g. a DelegatingPasswordEncoder without a default id cannot encode: check
         // against a real user's hash instead (the result is ignored), so an unknown
         // username still costs a full verification.
@@ -117,12 +128,14 @@ export class CredentialVerifier {
     let matched: boolean;
     try {
       // `unknown`: only a real `true` from a (possibly untyped) encoder counts as a match.
-      const result = await semaphore.run(async (): Promise<unknown> =>
-        encoder.matches(password, stored),
+      // The deadline is inside the slot: a call that never settles gives its slot back.
+      const result = await semaphore.run(() =>
+        this.#bounded(async (): Promise<unknown> => encoder.matches(password, stored)),
       );
       if (!result.ok) return { ok: false, reason: 'too-many-attempts' };
       matched = result.value === true;
     } catch (error) {
+      if (error instanceof DeadlineExceededError) throw error;
       if (user === undefined) return { ok: false, reason: 'unknown-user' };
       if (isEncodingError(error)) return { ok: false, reason: 'unknown-password-encoding' };
       this.#warn('the password encoder failed', error);
@@ -144,7 +157,9 @@ export class CredentialVerifier {
     try {
       const upgrade: unknown = encoder.upgradeEncoding(user.password);
       if (upgrade !== true) return;
-      const result = await semaphore.run(async (): Promise<unknown> => encoder.encode(password));
+      const result = await semaphore.run(() =>
+        this.#bounded(async (): Promise<unknown> => encoder.encode(password)),
+      );
       if (!result.ok) return; // busy: try again at a later login
       const encoded = result.value;
       if (typeof encoded !== 'string' || encoded === '') return;
@@ -177,8 +192,9 @@ export class CredentialVerifier {
 
   /** The dummy hash, encoded once by the configured encoder; a failure is retried later. */
   #dummy(): Promise<string> {
-    this.#dummyHash ??= Promise.resolve()
-      .then(() => this.#config.encoder.encode(randomBytes(24).toString('base64url')))
+    this.#dummyHash ??= this.#bounded(async (): Promise<unknown> =>
+      this.#config.encoder.encode(randomBytes(24).toString('base64url')),
+    )
       .then((hash) => {
         if (typeof hash !== 'string') throw new TypeError('encode() did not return a string');
         return hash;
@@ -188,6 +204,12 @@ export class CredentialVerifier {
         throw error;
       });
     return this.#dummyHash;
+  }
+
+  /** One encoder call under the deadline (`DeadlineExceededError`, operation `password-encoder`). */
+  #bounded<T>(call: () => Promise<T>): Promise<T> {
+    const ms = this.#config.timeoutMs ?? DEFAULT_DEADLINES.passwordEncoderMs;
+    return withDeadline(call(), ms, () => new DeadlineExceededError('password-encoder', ms));
   }
 
   /** Reports an unexpected failure as a process warning, by error name only (once per kind, unless `always`). */

@@ -1,5 +1,7 @@
 import { AuthenticatedUser } from '../core/authenticated-user.js';
-import { ConfigurationError } from '../core/errors.js';
+import { publishDeadlineExceeded } from '../core/deadline.js';
+import { ConfigurationError, DeadlineExceededError } from '../core/errors.js';
+import { securityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { Authenticator } from '../core/security.js';
 import { User } from '../core/user.js';
@@ -37,7 +39,10 @@ const CONTROL = /[\u0000-\u001f\u007f]/u;
  * encoder can change (except a password upgrade, below).
  *
  * - Every failure gives `null` (never a throw) and an `authentication-failure` event
- *   with its reason; a success gives an `authentication-success` event.
+ *   with its reason; a success gives an `authentication-success` event. The one
+ *   rejection: a password encoder call that passes `passwordEncoderTimeoutMs` gives
+ *   a `DeadlineExceededError` (503 through `SecurityTransform`) and a
+ *   `deadline-exceeded` event, never `null`, since the credential was not checked.
  * - An unknown username costs what a wrong password costs: the password is checked
  *   against a dummy hash made once by the configured encoder.
  * - Verified credentials are cached briefly (see {@link MemoryAuthenticatorOptions.cache});
@@ -224,7 +229,16 @@ export class MemoryAuthenticator implements Authenticator {
   ): User | null | Promise<User | null> {
     const outcome = verifier.verify(username, password);
     return isPromiseLike(outcome)
-      ? Promise.resolve(outcome).then((o) => this.#report(o, username, method, request))
+      ? Promise.resolve(outcome).then(
+          (o) => this.#report(o, username, method, request),
+          (error: unknown) => {
+            // The only rejection: the password encoder passed its deadline (fail closed).
+            if (error instanceof DeadlineExceededError) {
+              publishDeadlineExceeded(error, this.#options.events ?? securityEvents, request);
+            }
+            throw error;
+          },
+        )
       : this.#report(outcome, username, method, request);
   }
 
@@ -255,12 +269,14 @@ export class MemoryAuthenticator implements Authenticator {
     if (this.#verifier !== undefined) return this.#verifier;
     this.assertConfigured();
     const encoder = this.#encoder as PasswordEncoder;
-    const { cache, maxConcurrentVerifications, maxQueuedVerifications } = this.#options;
+    const { cache, maxConcurrentVerifications, maxQueuedVerifications, passwordEncoderTimeoutMs } =
+      this.#options;
     this.#verifier = new CredentialVerifier({
       encoder,
       users: this.#users,
       cache: cache === null ? null : new TtlCache<string, true>(cache),
       semaphore: new Semaphore(maxConcurrentVerifications, maxQueuedVerifications),
+      timeoutMs: passwordEncoderTimeoutMs,
       onPasswordUpgrade: this.#options.onPasswordUpgrade,
     });
     return this.#verifier;

@@ -1,3 +1,4 @@
+import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError } from '../core/errors.js';
 import type { SecurityEvents } from '../core/events.js';
 import type { User } from '../core/user.js';
@@ -60,6 +61,16 @@ export interface MemoryAuthenticatorOptions {
    */
   readonly maxHeaderLength?: number;
   /**
+   * How long one call of the password encoder (`matches`, and `encode` for the dummy
+   * hash and a password upgrade) may take, in milliseconds (1 to 600,000). Past it
+   * the login fails closed: `DeadlineExceededError` (operation `password-encoder`;
+   * 503 through `SecurityTransform`), a `deadline-exceeded` event, and the
+   * verification slot is given back, so an encoder that never settles cannot hold
+   * every slot and block all logins. An upgrade that times out is skipped.
+   * @defaultValue `5_000`
+   */
+  readonly passwordEncoderTimeoutMs?: number;
+  /**
    * Where authentication events are published.
    * @defaultValue `securityEvents`
    */
@@ -83,6 +94,7 @@ export interface ResolvedMemoryOptions {
   readonly maxConcurrentVerifications: number;
   readonly maxQueuedVerifications: number;
   readonly maxHeaderLength: number;
+  readonly passwordEncoderTimeoutMs: number;
   readonly events: SecurityEvents | undefined;
   readonly onPasswordUpgrade: MemoryAuthenticatorOptions['onPasswordUpgrade'];
 }
@@ -94,6 +106,7 @@ const OPTIONS = new Set([
   'maxConcurrentVerifications',
   'maxQueuedVerifications',
   'maxHeaderLength',
+  'passwordEncoderTimeoutMs',
   'events',
   'onPasswordUpgrade',
 ]);
@@ -108,6 +121,8 @@ const DID_YOU_MEAN: ReadonlyMap<string, string> = new Map([
   ['maxConcurrency', 'maxConcurrentVerifications'],
   ['concurrency', 'maxConcurrentVerifications'],
   ['eventPublisher', 'events'],
+  ['timeout', 'passwordEncoderTimeoutMs'],
+  ['timeoutMs', 'passwordEncoderTimeoutMs'],
 ]);
 
 /** Validates the options that are not users or the encoder, into a new object. @internal */
@@ -142,6 +157,10 @@ export function resolveMemoryOptions(options: MemoryAuthenticatorOptions): Resol
       options.maxHeaderLength ?? 8192,
       64,
       1 << 20,
+    ),
+    passwordEncoderTimeoutMs: requireDeadline(
+      'passwordEncoderTimeoutMs',
+      options.passwordEncoderTimeoutMs ?? DEFAULT_DEADLINES.passwordEncoderMs,
     ),
     events,
     onPasswordUpgrade,

@@ -20,6 +20,7 @@ const TITLES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
+  503: 'Service Unavailable',
 };
 
 /**

@@ -64,6 +64,48 @@ export class PasswordEncodingError extends PortcullisError {
 }
 
 /**
+ * A dependency of the security pipeline could not answer (a deadline passed, a store
+ * is unreachable), so the request fails closed: HTTP 503 with `Retry-After`, tRPC
+ * `SERVICE_UNAVAILABLE`, GraphQL `SERVICE_UNAVAILABLE` — never anonymous, never a
+ * 500. The base of a family: branch on `code` for the cause.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof UnavailableError) reply(503, { 'retry-after': String(error.retryAfter) });
+ * ```
+ */
+export class UnavailableError extends PortcullisError {
+  override readonly code: string = 'ERR_UNAVAILABLE';
+  /** Seconds after which the client may retry (the `Retry-After` header). */
+  readonly retryAfter: number;
+
+  constructor(message = 'The service is unavailable', retryAfter = 5, options?: ErrorOptions) {
+    super(message, options);
+    this.retryAfter = retryAfter;
+  }
+}
+
+/**
+ * An await on user code or I/O (a password encoder, a custom expression function, a
+ * user loader, a key-set fetch, a whole authentication) did not settle within its
+ * deadline. `operation` names what timed out (e.g. `password-encoder`), `timeoutMs`
+ * the deadline; neither holds a secret.
+ */
+export class DeadlineExceededError extends UnavailableError {
+  override readonly code = 'ERR_DEADLINE_EXCEEDED';
+  /** What timed out, e.g. `password-encoder`, `expression-function:isOwner`, `jwks`. */
+  readonly operation: string;
+  /** The deadline that passed, in milliseconds. */
+  readonly timeoutMs: number;
+
+  constructor(operation: string, timeoutMs: number, options?: ErrorOptions) {
+    super(`${operation} did not answer within ${timeoutMs} ms`, 5, options);
+    this.operation = operation;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
  * A misconfiguration, found when the configuration is built (never at request time).
  * It is a `TypeError` (as helmet and iron-session throw) with `code`
  * `ERR_INVALID_OPTION` and the name of the offending option in `option`.

@@ -123,6 +123,21 @@ export interface CsrfRejectedEvent {
   readonly request: RequestSummary | undefined;
 }
 
+/**
+ * An await on user code or I/O (a password encoder, a custom expression function, a
+ * user loader, a key-set fetch, a whole authentication or authorization) did not
+ * settle within its deadline; the request failed closed (HTTP 503 with
+ * `Retry-After`). Names what timed out, never a credential.
+ */
+export interface DeadlineExceededEvent {
+  readonly type: 'deadline-exceeded';
+  /** What timed out, e.g. `password-encoder`, `authentication`, `expression-function:isOwner`, `jwks`. */
+  readonly operation: string;
+  /** The deadline that passed, in milliseconds. */
+  readonly timeoutMs: number;
+  readonly request: RequestSummary | undefined;
+}
+
 /** Every security event. */
 export type SecurityEvent =
   | AuthenticationSuccessEvent
@@ -133,7 +148,8 @@ export type SecurityEvent =
   | ExpressionErrorEvent
   | LogoutEvent
   | SessionRevokedEvent
-  | CsrfRejectedEvent;
+  | CsrfRejectedEvent
+  | DeadlineExceededEvent;
 
 export type SecurityEventType = SecurityEvent['type'];
 

@@ -12,10 +12,13 @@ export {
   AccessDeniedError,
   AuthenticationRequiredError,
   ConfigurationError,
+  DeadlineExceededError,
   PasswordEncodingError,
   PortcullisError,
   RequestRejectedError,
+  UnavailableError,
 } from './errors.js';
+export { DEFAULT_DEADLINES } from './deadline.js';
 export {
   SecurityEvents,
   securityEvents,
@@ -24,6 +27,7 @@ export {
   type AuthenticationFailureReason,
   type AuthenticationSuccessEvent,
   type CsrfRejectedEvent,
+  type DeadlineExceededEvent,
   type LogoutEvent,
   type SessionRevokedEvent,
   type ExpressionErrorEvent,

@@ -1,6 +1,8 @@
 import { AuthenticatedUser } from './authenticated-user.js';
-import { ConfigurationError } from './errors.js';
+import { deadlineExceeded } from './deadline.js';
+import { ConfigurationError, UnavailableError } from './errors.js';
 import { summarize, type SecurityEvents } from './events.js';
+import { maybeWithDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
 import type { SecurityRequest } from './request.js';
 import type { User } from './user.js';
@@ -110,11 +112,32 @@ export function authenticateWith(
 }
 
 /**
+ * {@link authenticateWith} under a deadline: when the authenticator's promise has not
+ * settled within `timeoutMs`, it rejects with a `DeadlineExceededError` (operation
+ * `authentication`) and a `deadline-exceeded` event is published. A synchronous
+ * answer stays synchronous.
+ *
+ * @internal
+ */
+export function authenticateWithin(
+  authenticator: Authenticator,
+  request: SecurityRequest,
+  timeoutMs: number,
+  events: SecurityEvents,
+): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
+  return maybeWithDeadline(authenticateWith(authenticator, request), timeoutMs, () =>
+    deadlineExceeded('authentication', timeoutMs, events, request),
+  );
+}
+
+/**
  * What to do when an authenticator throws: a failed authentication (an
  * `authentication-failure` event with reason `other`, then anonymous), never a
  * server error — except a `ConfigurationError` (e.g. no password encoder set),
  * which is the application's bug and is rethrown so it is seen instead of hiding
- * behind 401s.
+ * behind 401s, and an {@link UnavailableError} (a deadline passed, a store is
+ * unreachable), which is rethrown so the request fails closed with 503: a credential
+ * that could not be checked is not "no credential".
  *
  * @internal
  */
@@ -124,7 +147,7 @@ export function authenticatorFailed(
   error: unknown,
   events: SecurityEvents,
 ): null {
-  if (error instanceof ConfigurationError) throw error;
+  if (error instanceof ConfigurationError || error instanceof UnavailableError) throw error;
   try {
     if (events.hasListeners) {
       events.publish({

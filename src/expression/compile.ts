@@ -1,5 +1,5 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError, DeadlineExceededError } from '../core/errors.js';
 import type { ExpressionNode } from './ast.js';
 import { compileNode, readsArgs } from './compile-node.js';
 import type { CheckExpression } from './expression-types.js';
@@ -45,7 +45,9 @@ export interface AsyncCompiledExpression extends CompiledExpressionBase {
   readonly async: true;
   /**
    * Whether the user (`null` for anonymous) passes, with `args` for `args.*`
-   * references. Never rejects: a failing custom function denies.
+   * references. A failing custom function denies; the one rejection is a
+   * `DeadlineExceededError` when a function passes its `timeoutMs` (fail closed: 503,
+   * not a denial).
    */
   readonly evaluate: (user: AuthenticatedUser | null, args?: unknown) => Promise<boolean>;
 }
@@ -179,6 +181,7 @@ function asyncEvaluator(check: MaybeAsyncCheck): AsyncCompiledExpression['evalua
   };
 }
 
-function denied(): boolean {
+function denied(error: unknown): boolean {
+  if (error instanceof DeadlineExceededError) throw error;
   return false;
 }

@@ -1,5 +1,7 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
+import { deadlineExceeded } from '../core/deadline.js';
 import type { SecurityEvents } from '../core/events.js';
+import { withDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
 import type { CustomFunction } from './functions.js';
 import type { MaybeAsyncCheck } from './logic.js';
@@ -80,7 +82,10 @@ function invoker(custom: CustomFunction, resolvers: readonly Resolve[]): Check {
 /**
  * The check of a custom function call. A synchronous function must return a
  * boolean; an asynchronous one a boolean or a promise of one. Any other result, a
- * throw or a rejection reports an event and fails the whole evaluation.
+ * throw or a rejection reports an event and fails the whole evaluation. A promise
+ * that does not settle within the function's `timeoutMs` rejects with a
+ * `DeadlineExceededError` (and a `deadline-exceeded` event), which the evaluation
+ * passes on instead of denying: the caller fails closed with 503.
  *
  * @internal
  */
@@ -102,10 +107,15 @@ export function customCheck(
   const settled = (value: unknown): boolean =>
     typeof value === 'boolean' ? value : fail(report, name, 'NonBooleanResult');
   const rejected = (error: unknown): never => fail(report, name, errorName(error));
+  const { timeoutMs } = custom;
+  const operation = `expression-function:${name}`;
+  const timedOut = (): Error => deadlineExceeded(operation, timeoutMs, report.events);
   return (user, args) => {
     const result = callReporting(invoke, user, args, report, name);
     if (typeof result === 'boolean') return result;
-    if (isPromiseLike(result)) return Promise.resolve(result).then(settled, rejected);
+    if (isPromiseLike(result)) {
+      return withDeadline(Promise.resolve(result).then(settled, rejected), timeoutMs, timedOut);
+    }
     return fail(report, name, 'NonBooleanResult');
   };
 }

@@ -1,4 +1,5 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
+import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError } from '../core/errors.js';
 
 /**
@@ -49,6 +50,14 @@ export interface AsyncExpressionFunction<
   readonly params: P;
   readonly async: true;
   /**
+   * How long one call may take before it settles, in milliseconds (1 to 600,000).
+   * Past it the evaluation rejects with a `DeadlineExceededError` (operation
+   * `expression-function:<name>`) and a `deadline-exceeded` event is published: the
+   * request fails closed with 503, never a hang and never a silent grant or 403.
+   * @defaultValue `5_000`
+   */
+  readonly timeoutMs?: number;
+  /**
    * The function, called without `this`, with the user (`null` when anonymous) and
    * the resolved arguments. A result other than a boolean, a throw or a rejection
    * denies the whole expression and publishes an `expression-error` event.
@@ -84,6 +93,8 @@ export interface CustomFunction {
   readonly name: string;
   readonly params: readonly ParameterKind[];
   readonly async: boolean;
+  /** The deadline of one call of an asynchronous function, in milliseconds. */
+  readonly timeoutMs: number;
   readonly call: (user: AuthenticatedUser | null, ...args: never[]) => unknown;
 }
 
@@ -143,7 +154,7 @@ function readFunction(name: string, definition: unknown): CustomFunction {
   if (typeof definition !== 'object' || definition === null) {
     throw new ConfigurationError(option, 'must be an object { params, call, async? }');
   }
-  const { params, call, async } = definition as Partial<Record<string, unknown>>;
+  const { params, call, async, timeoutMs } = definition as Partial<Record<string, unknown>>;
   if (!Array.isArray(params) || params.length > MAX_PARAMS || !params.every((p) => KINDS.has(p))) {
     throw new ConfigurationError(
       `${option}.params`,
@@ -156,10 +167,17 @@ function readFunction(name: string, definition: unknown): CustomFunction {
   if (async !== undefined && typeof async !== 'boolean') {
     throw new ConfigurationError(`${option}.async`, 'must be a boolean');
   }
+  if (timeoutMs !== undefined && async !== true) {
+    throw new ConfigurationError(`${option}.timeoutMs`, 'applies to async: true functions only');
+  }
   return Object.freeze({
     name,
     params: Object.freeze([...(params as ParameterKind[])]),
     async: async === true,
+    timeoutMs:
+      timeoutMs === undefined
+        ? DEFAULT_DEADLINES.expressionFunctionMs
+        : requireDeadline(`${option}.timeoutMs`, timeoutMs),
     call: call as CustomFunction['call'],
   });
 }

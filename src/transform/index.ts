@@ -3,3 +3,4 @@ export {
   type SecurityOutcome,
   type SecurityTransformOptions,
 } from './security-transform.js';
+export { type SecurityDeadlineOptions } from './deadlines.js';

@@ -1,10 +1,11 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import { ConfigurationError } from '../core/errors.js';
+import { deadlineExceeded } from '../core/deadline.js';
+import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { securityEvents, summarize, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import {
   assertAuthenticatorConfigured,
-  authenticateWith,
+  authenticateWithin,
   authenticatorFailed,
   type AuthorizationDecision,
   type Authenticator,
@@ -12,7 +13,14 @@ import {
   type SecurityResponse,
 } from '../core/security.js';
 import { Firewall, errorResponse, type FirewallOptions } from '../authorization/index.js';
+import { withDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
+import {
+  resolveDeadlines,
+  unavailableResponse,
+  type ResolvedDeadlines,
+  type SecurityDeadlineOptions,
+} from './deadlines.js';
 
 /** What {@link SecurityTransform.handle} decided for a request. */
 export type SecurityOutcome =
@@ -42,6 +50,12 @@ export interface SecurityTransformOptions {
   readonly firewall?: Firewall | FirewallOptions | false;
   /** Where events go. @defaultValue {@link securityEvents} */
   readonly events?: SecurityEvents;
+  /**
+   * How long authentication and authorization may take before the request fails
+   * closed (503 + `Retry-After`, a `deadline-exceeded` event).
+   * @defaultValue `{ authenticationMs: 10_000, authorizationMs: 10_000 }`
+   */
+  readonly deadlines?: SecurityDeadlineOptions;
 }
 
 /**
@@ -67,6 +81,7 @@ export class SecurityTransform {
   #authorizer: Authorizer | undefined;
   #firewall: Firewall | undefined;
   #events: SecurityEvents;
+  #deadlines: ResolvedDeadlines;
 
   constructor(options: SecurityTransformOptions = {}) {
     if (options.authenticator !== undefined) assertAuthenticatorConfigured(options.authenticator);
@@ -74,6 +89,7 @@ export class SecurityTransform {
     this.#authorizer = options.authorizer;
     this.#events = options.events ?? securityEvents;
     this.#firewall = toFirewall(options.firewall);
+    this.#deadlines = resolveDeadlines(options.deadlines);
   }
 
   /** Sets the authenticator; the factory runs once, now (SPEC.md's `config_authenticator`). */
@@ -112,6 +128,12 @@ export class SecurityTransform {
     return this;
   }
 
+  /** Sets the deadlines of authentication and authorization (see {@link SecurityDeadlineOptions}). */
+  configDeadlines(deadlines: SecurityDeadlineOptions): this {
+    this.#deadlines = resolveDeadlines(deadlines);
+    return this;
+  }
+
   /**
    * Runs the pipeline for one request. Resolves synchronously when the
    * authenticator and authorizer are synchronous.
@@ -131,18 +153,26 @@ export class SecurityTransform {
     if (!authenticator) return this.#authorize(null, request);
     let found: AuthenticatedUser | null | Promise<AuthenticatedUser | null>;
     try {
-      found = authenticateWith(authenticator, request);
+      found = authenticateWithin(
+        authenticator,
+        request,
+        this.#deadlines.authenticationMs,
+        this.#events,
+      );
     } catch (error) {
+      if (error instanceof UnavailableError) return unavailable(error, request);
       found = authenticatorFailed(authenticator, request, error, this.#events);
     }
     if (isPromiseLike(found)) {
       return found.then(
         (user) => this.#authorize(user, request),
         (error: unknown) =>
-          this.#authorize(
-            authenticatorFailed(authenticator, request, error, this.#events),
-            request,
-          ),
+          error instanceof UnavailableError
+            ? unavailable(error, request)
+            : this.#authorize(
+                authenticatorFailed(authenticator, request, error, this.#events),
+                request,
+              ),
       );
     }
     return this.#authorize(found, request);
@@ -156,7 +186,16 @@ export class SecurityTransform {
     if (!authorizer) return { proceed: true, user };
     const decision = authorizer.authorize(user, request);
     if (isPromiseLike(decision)) {
-      return Promise.resolve(decision).then((d) => this.#decide(authorizer, d, user, request));
+      const ms = this.#deadlines.authorizationMs;
+      return withDeadline(decision, ms, () =>
+        deadlineExceeded('authorization', ms, this.#events, request),
+      ).then(
+        (d) => this.#decide(authorizer, d, user, request),
+        (error: unknown) => {
+          if (error instanceof UnavailableError) return unavailable(error, request, user);
+          throw error;
+        },
+      );
     }
     return this.#decide(authorizer, decision, user, request);
   }
@@ -181,6 +220,15 @@ export class SecurityTransform {
       errorResponse(decision.reason === 'unauthenticated' ? 401 : 403, request);
     return { proceed: false, response, user };
   }
+}
+
+/** Fails closed: 503 with `Retry-After` instead of the handler. */
+function unavailable(
+  error: UnavailableError,
+  request: SecurityRequest,
+  user: AuthenticatedUser | null = null,
+): SecurityOutcome {
+  return { proceed: false, response: unavailableResponse(error, request), user };
 }
 
 function toFirewall(option: Firewall | FirewallOptions | false | undefined): Firewall | undefined {
