@@ -67,7 +67,9 @@ export function fetchRequestView(
   fallback: HeaderFallback = NONE,
 ): SecurityRequest {
   const url = request.url;
-  const header = (name: string): string | undefined => request.headers.get(name) ?? undefined;
+  // HTTP/2 pseudo-headers (`:authority`) are no header names to the Fetch API, which throws.
+  const header = (name: string): string | undefined =>
+    name.charCodeAt(0) === 0x3a ? undefined : (request.headers.get(name) ?? undefined);
   return createSecurityRequest({
     method: request.method,
     url,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSecurityRequest } from '../../src/index.js';
 import { decodePath, normalizePath } from '../../src/core/request.js';
+import { nodeRequestView, type NodeRequestLike } from '../../src/lib/request-views.js';
 
 const make = (url: string, headers: Record<string, string> = {}) =>
   createSecurityRequest({
@@ -101,5 +102,55 @@ describe('extractRawPath: a backslash ends the authority', () => {
     // WHATWG URL parsers read `\` as `/` here: the path is /admin, not /.
     expect(make('http://evil\\admin').rawPath).toBe('\\admin');
     expect(make('http://evil\\admin').path).toBe('/admin');
+  });
+});
+
+describe('SecurityRequest.headerValues', () => {
+  it('defaults to the header value as the only line', () => {
+    const request = make('/', { authorization: 'Basic a, Basic b' });
+    expect(request.headerValues('Authorization')).toEqual(['Basic a, Basic b']);
+    expect(request.headerValues('x-missing')).toEqual([]);
+  });
+
+  it('reads every line when the adapter gives them, by case-insensitive name', () => {
+    const lines: Record<string, string[]> = { authorization: ['Basic a', 'Basic b'] };
+    const request = createSecurityRequest({
+      method: 'GET',
+      url: '/',
+      header: (name) => lines[name]?.join(', '),
+      headerValues: (name) => lines[name] ?? [],
+    });
+    expect(request.headerValues('AUTHORIZATION')).toEqual(['Basic a', 'Basic b']);
+    expect(request.header('authorization')).toBe('Basic a, Basic b');
+  });
+});
+
+describe('node request views read every line of a repeated header', () => {
+  const socket = { remoteAddress: '127.0.0.1' };
+
+  it('uses headersDistinct where node keeps only the first Authorization', () => {
+    const view = nodeRequestView({
+      method: 'GET',
+      url: '/',
+      socket,
+      headers: { authorization: 'Basic a', cookie: 'a=1; b=2' },
+      headersDistinct: { authorization: ['Basic a', 'Basic b'], cookie: ['a=1', 'b=2'] },
+    } as unknown as NodeRequestLike);
+    expect(view.header('authorization')).toBe('Basic a, Basic b');
+    expect(view.headerValues('Authorization')).toEqual(['Basic a', 'Basic b']);
+    expect(view.header('cookie')).toBe('a=1; b=2');
+    expect(view.headerValues('x-none')).toEqual([]);
+  });
+
+  it('falls back to headers for request objects without headersDistinct', () => {
+    const view = nodeRequestView({
+      method: 'GET',
+      url: '/',
+      socket,
+      headers: { 'x-list': ['a', 'b'], host: 'h' },
+    } as unknown as NodeRequestLike);
+    expect(view.headerValues('x-list')).toEqual(['a', 'b']);
+    expect(view.header('x-list')).toBe('a, b');
+    expect(view.headerValues('host')).toEqual(['h']);
   });
 });
