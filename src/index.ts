@@ -16,4 +16,5 @@ export * from './password/index.js';
 export * from './authentication/index.js';
 export * from './authorization/index.js';
 export * from './headers/index.js';
+export * from './cors/index.js';
 export * from './transform/index.js';

@@ -15,6 +15,7 @@ import {
 import { Firewall, errorResponse, type FirewallOptions } from '../authorization/index.js';
 import { withDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
+import { resolveCors, withCors, type CorsSetting, type ResolvedCors } from './cors.js';
 import {
   resolveDeadlines,
   unavailableResponse,
@@ -28,6 +29,8 @@ export type SecurityOutcome =
       /** Call the handler with `user` in the {@link SecurityContext}. */
       readonly proceed: true;
       readonly user: AuthenticatedUser | null;
+      /** Headers the adapter adds to the handler's response (CORS), when any. */
+      readonly headers?: Readonly<Record<string, string>>;
     }
   | {
       /** Answer with `response` (400, 401, redirect or 403) instead of the handler. */
@@ -50,6 +53,14 @@ export interface SecurityTransformOptions {
   readonly firewall?: Firewall | FirewallOptions | false;
   /** Where events go. @defaultValue {@link securityEvents} */
   readonly events?: SecurityEvents;
+  /**
+   * CORS, applied after the firewall and before authentication: a
+   * `CorsConfiguration` (or its options) answers preflights and adds the CORS
+   * headers to every response; `'pass-through'` lets preflights through without
+   * authentication to the application's own CORS middleware.
+   * @defaultValue none: no CORS header; a preflight that authorization refuses gets 403
+   */
+  readonly cors?: CorsSetting | false;
   /**
    * How long authentication and authorization may take before the request fails
    * closed (503 + `Retry-After`, a `deadline-exceeded` event).
@@ -82,6 +93,7 @@ export class SecurityTransform {
   #firewall: Firewall | undefined;
   #events: SecurityEvents;
   #deadlines: ResolvedDeadlines;
+  #cors: ResolvedCors;
 
   constructor(options: SecurityTransformOptions = {}) {
     if (options.authenticator !== undefined) assertAuthenticatorConfigured(options.authenticator);
@@ -90,6 +102,7 @@ export class SecurityTransform {
     this.#events = options.events ?? securityEvents;
     this.#firewall = toFirewall(options.firewall);
     this.#deadlines = resolveDeadlines(options.deadlines);
+    this.#cors = resolveCors(options.cors);
   }
 
   /** Sets the authenticator; the factory runs once, now (SPEC.md's `config_authenticator`). */
@@ -122,6 +135,15 @@ export class SecurityTransform {
     return this;
   }
 
+  /**
+   * Sets CORS (a `CorsConfiguration` or its options, or `'pass-through'`), or
+   * switches it off with `false`. See {@link SecurityTransformOptions.cors}.
+   */
+  configCors(cors: CorsSetting | false): this {
+    this.#cors = resolveCors(cors);
+    return this;
+  }
+
   /** Sets where events go. */
   configEvents(events: SecurityEvents): this {
     this.#events = events;
@@ -149,6 +171,13 @@ export class SecurityTransform {
         return { proceed: false, response: firewall.reject(reason, request), user: null };
       }
     }
+    if (this.#cors !== undefined || request.method === 'OPTIONS') {
+      return withCors(this.#cors, request, this.#events, () => this.#authenticate(request));
+    }
+    return this.#authenticate(request);
+  }
+
+  #authenticate(request: SecurityRequest): SecurityOutcome | Promise<SecurityOutcome> {
     const authenticator = this.#authenticator;
     if (!authenticator) return this.#authorize(null, request);
     let found: AuthenticatedUser | null | Promise<AuthenticatedUser | null>;
