@@ -98,7 +98,13 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzReport> {
             ? `${Math.floor(result.response.status / 100)}xx`
             : result.kind;
         statusClasses[bucket] = (statusClasses[bucket] ?? 0) + 1;
-        for (const violation of check(result, carried, timeoutMs, request.mayCloseSilently)) {
+        for (const violation of check(
+          result,
+          carried,
+          timeoutMs,
+          request.mayCloseSilently,
+          authorizationLines(raw),
+        )) {
           violationCount++;
           if (violations.length < maxViolations) {
             violations.push({
@@ -178,4 +184,10 @@ async function stopTarget(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
   clearTimeout(timer);
+}
+
+/** How many `Authorization` field lines the raw request has. */
+function authorizationLines(raw: string): number {
+  const end = raw.indexOf('\r\n\r\n');
+  return (raw.slice(0, end < 0 ? raw.length : end).match(/\r\nauthorization:/giu) ?? []).length;
 }

@@ -3,7 +3,7 @@ import { USERNAMES, type Username } from './credentials.js';
 
 /** A broken invariant. */
 export interface Violation {
-  readonly invariant: 'no-5xx' | 'no-hang' | 'no-silent-close' | 'identity';
+  readonly invariant: 'no-5xx' | 'no-hang' | 'no-silent-close' | 'identity' | 'one-credential';
   readonly detail: string;
 }
 
@@ -39,14 +39,16 @@ export function namedUsers(body: string): Set<Username> {
 
 /**
  * The invariants of one exchange: an answer (no 5xx) within the timeout, never a
- * connection closed without an answer, and a body naming only users whose own
- * credential the request carried verbatim.
+ * connection closed without an answer, a body naming only users whose own
+ * credential the request carried verbatim, and none at all when the request had
+ * more than one `Authorization` line.
  */
 export function check(
   result: Exchange,
   carried: ReadonlySet<Username>,
   timeoutMs: number,
   mayCloseSilently = false,
+  credentialLines = 0,
 ): Violation[] {
   if (result.kind === 'timeout') {
     return [{ invariant: 'no-hang', detail: `no complete answer within ${timeoutMs} ms` }];
@@ -65,8 +67,14 @@ export function check(
   if (status >= 500 || status < 100) {
     violations.push({ invariant: 'no-5xx', detail: `status ${status}: ${preview(body)}` });
   }
-  for (const name of namedUsers(body.toString('utf8'))) {
-    if (!carried.has(name)) {
+  const named = namedUsers(body.toString('utf8'));
+  for (const name of named) {
+    if (credentialLines > 1) {
+      violations.push({
+        invariant: 'one-credential',
+        detail: `the answer (status ${status}) names ${name} although the request had ${credentialLines} Authorization lines: ${preview(body)}`,
+      });
+    } else if (!carried.has(name)) {
       violations.push({
         invariant: 'identity',
         detail: `the answer (status ${status}) names ${name}, whose credential the request did not carry verbatim: ${preview(body)}`,
