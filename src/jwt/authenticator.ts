@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { errors } from 'jose';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { noteCredentialFailure } from '../core/credential-failure.js';
-import { ConfigurationError } from '../core/errors.js';
+import { deadlineExceeded } from '../core/deadline.js';
+import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { securityEvents, summarize, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { Authenticator } from '../core/security.js';
@@ -200,10 +202,24 @@ export class JwtAuthenticator implements Authenticator {
       exp = claims.exp;
     } catch (error) {
       if (!(error instanceof JwtError)) throw error;
+      if (error.code === 'ERR_JWT_JWKS_UNAVAILABLE') throw this.#unavailable(error, request);
       return this.#failed(error, request);
     }
     if (key !== undefined) this.#cache?.set(key, { user }, exp, this.#settings.clock());
     return this.#succeeded(user, request);
+  }
+
+  /**
+   * The key set could not be fetched (jose's `timeoutDuration` passed, the server is
+   * unreachable or answers garbage): the token was not checked, so the request fails
+   * closed with 503 instead of going on as anonymous.
+   */
+  #unavailable(error: JwtError, request: SecurityRequest): UnavailableError {
+    const timeoutMs = this.#settings.jwks?.timeoutMs;
+    if (timeoutMs !== undefined && timedOut(error)) {
+      return deadlineExceeded('jwks', timeoutMs, this.#events, request);
+    }
+    return new UnavailableError('The key set could not be fetched', 5, { cause: error });
   }
 
   #succeeded(user: AuthenticatedUser, request: SecurityRequest): AuthenticatedUser {
@@ -257,4 +273,17 @@ function credentialOf(header: string, start: number): string {
   while (end > start && (header[end - 1] === ' ' || header[end - 1] === '\t')) end--;
   while (start < end && header[start] === ' ') start++;
   return header.slice(start, end);
+}
+
+/**
+ * Whether a key-set failure is jose's `timeoutDuration` passing: before the headers
+ * (`JWKSTimeout`) or while the body was read (the abort's `TimeoutError`, wrapped).
+ */
+function timedOut(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof errors.JWKSTimeout || current.name === 'TimeoutError') return true;
+    current = current.cause;
+  }
+  return false;
 }

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { UnavailableError } from '../../src/index.js';
 import { JwtAuthenticator, JwtConfig, type JwksOptions } from '../../src/jwt/index.js';
 import {
   NOW,
@@ -186,7 +187,7 @@ describe('JWKS mode (resource server)', () => {
     expect(server.requests - before).toBe(1);
   });
 
-  describe('an unavailable key set: ERR_JWT_JWKS_UNAVAILABLE, and anonymous requests', () => {
+  describe('an unavailable key set: ERR_JWT_JWKS_UNAVAILABLE, and requests fail closed (503)', () => {
     const cases: readonly (readonly [string, () => void])[] = [
       [
         'a 500 answer',
@@ -231,10 +232,15 @@ describe('JWKS mode (resource server)', () => {
         const { jwt, received } = resourceServer({ timeoutMs: 200 });
         const token = await tokenOf(k1, 'k1');
         await expectJwtError(jwt.validateToken(token), 'ERR_JWT_JWKS_UNAVAILABLE');
-        expect(await jwt.authenticate(requestWith(bearer(token)))).toBeNull();
-        expect(received).toMatchObject([
-          { type: 'authentication-failure', reason: 'invalid-token' },
-        ]);
+        await expect(
+          Promise.resolve(jwt.authenticate(requestWith(bearer(token)))),
+        ).rejects.toBeInstanceOf(UnavailableError);
+        // Only a timeout is a deadline event; no event calls the token invalid.
+        expect(received).toMatchObject(
+          name === 'no answer before the timeout'
+            ? [{ type: 'deadline-exceeded', operation: 'jwks', timeoutMs: 200 }]
+            : [],
+        );
       });
     }
 
@@ -245,7 +251,9 @@ describe('JWKS mode (resource server)', () => {
       );
       const token = await tokenOf(k1, 'k1');
       await expectJwtError(jwt.validateToken(token), 'ERR_JWT_JWKS_UNAVAILABLE');
-      expect(await jwt.authenticate(requestWith(bearer(token)))).toBeNull();
+      await expect(
+        Promise.resolve(jwt.authenticate(requestWith(bearer(token)))),
+      ).rejects.toMatchObject({ code: 'ERR_UNAVAILABLE' });
     });
 
     it('recovers once the key server answers again', async () => {
