@@ -60,6 +60,30 @@ export function assertSecured(router: AnyTRPCRouter, options: AssertSecuredOptio
   }
 }
 
+/**
+ * Whether a procedure carries portcullis security: a guard among its middlewares
+ * (`permitAll()` included), or `securityMeta()`. The check of each call that
+ * `createSecurityContext` makes (cached per procedure).
+ *
+ * @internal
+ */
+export function isSecuredProcedure(procedure: unknown): boolean {
+  if (typeof procedure !== 'function' && (typeof procedure !== 'object' || procedure === null)) {
+    return false;
+  }
+  let secured = checked.get(procedure);
+  if (secured === undefined) {
+    const def = (procedure as { _def?: ProcedureDef })._def ?? {};
+    secured = (def.middlewares ?? []).some(
+      (fn) => typeof fn === 'function' && (guardRules.has(fn) || metaMiddlewares.has(fn)),
+    );
+    checked.set(procedure, secured);
+  }
+  return secured;
+}
+
+const checked = new WeakMap<object, boolean>();
+
 function check(path: string, def: ProcedureDef): string[] {
   const middlewares = (def.middlewares ?? []).map((fn) => (typeof fn === 'function' ? fn : null));
   const inputAt = middlewares.findIndex((fn) => fn?.name === INPUT_MIDDLEWARE);

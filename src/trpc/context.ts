@@ -1,3 +1,4 @@
+import type { AnyTRPCRouter } from '@trpc/server';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
@@ -10,6 +11,10 @@ import {
 import { rejectUnknownOptions, requireNames } from '../lib/validate.js';
 import { CLIENT_ADDRESS } from '../lib/client-address.js';
 import { readConnectionParams } from '../lib/request-views.js';
+import { assertSecured, isSecuredProcedure } from './assert-secured.js';
+import { CHALLENGE, challengeOf, requireChallenges } from './challenge.js';
+import { denial } from './guard.js';
+import { DENY_ALL, type Rule } from './rule.js';
 import { isWebSocketUpgrade, toSecurityRequest } from './request.js';
 import type { UserContext } from './types.js';
 import type { ContextOptionsLike } from './request.js';
@@ -34,10 +39,36 @@ export interface SecurityContextOptions {
    */
   readonly dangerouslyAllowConnectionParamsOverHttp?: boolean;
   /**
-   * Where an `authentication-failure` event goes when the authenticator throws.
+   * Where an `authentication-failure` event goes when the authenticator throws, and
+   * the `access-denied` event of a call refused because its procedure is unguarded.
    * @defaultValue `securityEvents`
    */
   readonly events?: SecurityEvents;
+  /**
+   * The router served: checked now, at start-up, with {@link assertSecured} (every
+   * procedure guarded or annotated, every rule valid), so a forgotten guard fails the
+   * start. Without it, each call is still checked when it arrives (see
+   * {@link SecurityContextOptions.dangerouslyAllowUnguardedProcedures}).
+   */
+  readonly router?: AnyTRPCRouter;
+  /**
+   * The `WWW-Authenticate` challenges of an `UNAUTHORIZED` answer (RFC 9110 §11.6.1),
+   * e.g. `['Bearer realm="api"']`, as the HTTP edge's `challenges` / `bearer()`. A
+   * refused bearer token adds its RFC 6750 error (`error="invalid_token"`). Sent by
+   * {@link securityResponseMeta}.
+   * @defaultValue `[]`: a challenge only for a refused credential
+   */
+  readonly challenges?: readonly string[];
+  /**
+   * Serve procedures that carry no portcullis guard and do not run `securityMeta()`.
+   * By default such a call is refused before any procedure of the request runs
+   * (`UNAUTHORIZED` when anonymous, else `FORBIDDEN`, with an `access-denied` event),
+   * so a forgotten guard never leaves a procedure public: mark public procedures
+   * with `permitAll()` instead. (A WebSocket context is made once per connection,
+   * before any call: pass `router` to have its procedures checked at start-up.)
+   * @defaultValue `false`
+   */
+  readonly dangerouslyAllowUnguardedProcedures?: boolean;
 }
 
 /** The function {@link createSecurityContext} returns: `createContext` or part of it. */
@@ -48,7 +79,16 @@ const KNOWN = [
   'connectionParams',
   'dangerouslyAllowConnectionParamsOverHttp',
   'events',
+  'router',
+  'challenges',
+  'dangerouslyAllowUnguardedProcedures',
 ];
+
+/** The rule of a call whose procedure has no guard. */
+const UNGUARDED: Rule = Object.freeze({
+  ...DENY_ALL,
+  description: 'denyAll() (procedure without a guard)',
+});
 
 /**
  * Builds the tRPC context's `user` (an `AuthenticatedUser`, or `null`) from an
@@ -60,24 +100,32 @@ const KNOWN = [
  *
  * The guards fill the `SecurityContext` for each procedure call.
  *
- * @throws ConfigurationError for invalid options
+ * Deny by default: a call of a procedure with no portcullis guard (and no
+ * `securityMeta()`) is refused here, before any procedure runs; with `router`, such
+ * a procedure fails the start instead ({@link assertSecured}).
+ *
+ * @throws ConfigurationError for invalid options, or (with `router`) when a procedure
+ * is not secured
  *
  * @example
  * ```ts
  * import { createHTTPServer } from '@trpc/server/adapters/standalone';
  * import { createSecurityContext } from 'portcullis/trpc';
  *
- * const securityContext = createSecurityContext({ authenticator });
+ * const securityContext = createSecurityContext({ authenticator, router: appRouter });
  * createHTTPServer({
  *   router: appRouter,
  *   createContext: async (opts) => ({ ...(await securityContext(opts)), db }),
+ *   responseMeta: securityResponseMeta(), // WWW-Authenticate on 401
  * }).listen(3000);
  * ```
  */
 export function createSecurityContext(options: SecurityContextOptions): SecurityContextFactory {
   const settings = resolve(options);
-  const { authenticator, names, events, anyTransport } = settings;
+  const { authenticator, names, events, anyTransport, challenges, allowUnguarded } = settings;
   assertAuthenticatorConfigured(authenticator);
+  if (options.router !== undefined) assertSecured(options.router);
+  const guard = { debug: false, events, securityContext: false };
   return async (opts) => {
     const req = opts.req;
     const params =
@@ -91,7 +139,16 @@ export function createSecurityContext(options: SecurityContextOptions): Security
     } catch (error) {
       user = authenticatorFailed(authenticator, request, error, events);
     }
-    const ctx = { user, [CLIENT_ADDRESS]: request.clientAddress };
+    const challenge = challengeOf(challenges, request);
+    const ctx = { user, [CLIENT_ADDRESS]: request.clientAddress, [CHALLENGE]: challenge };
+    if (!allowUnguarded) {
+      for (const call of opts.info?.calls ?? []) {
+        // `procedure` is null for an unknown path (tRPC answers NOT_FOUND itself).
+        if (call.procedure != null && !isSecuredProcedure(call.procedure)) {
+          throw denial(UNGUARDED, guard, { ctx, path: call.path, input: undefined }, user);
+        }
+      }
+    }
     return ctx;
   };
 }
@@ -103,6 +160,8 @@ interface Settings {
   readonly names: readonly string[];
   readonly events: SecurityEvents;
   readonly anyTransport: boolean;
+  readonly challenges: readonly string[];
+  readonly allowUnguarded: boolean;
 }
 
 function resolve(options: SecurityContextOptions): Settings {
@@ -115,6 +174,9 @@ function resolve(options: SecurityContextOptions): Settings {
     connectionParams = ['authorization'],
     dangerouslyAllowConnectionParamsOverHttp = false,
     events = securityEvents,
+    router,
+    challenges = [],
+    dangerouslyAllowUnguardedProcedures = false,
   } = options;
   if (typeof (authenticator as Partial<Authenticator> | null)?.getUser !== 'function') {
     throw new ConfigurationError('authenticator', 'must be an Authenticator');
@@ -125,9 +187,22 @@ function resolve(options: SecurityContextOptions): Settings {
   if (typeof (events as Partial<SecurityEvents> | null)?.publish !== 'function') {
     throw new ConfigurationError('events', 'must be a SecurityEvents publisher');
   }
+  if (typeof dangerouslyAllowUnguardedProcedures !== 'boolean') {
+    throw new ConfigurationError('dangerouslyAllowUnguardedProcedures', 'must be a boolean');
+  }
+  if (router !== undefined && typeof (router as Partial<AnyTRPCRouter> | null)?._def !== 'object') {
+    throw new ConfigurationError('router', 'must be a tRPC router (t.router({ ... }))');
+  }
   const names =
     connectionParams === false
       ? []
       : Object.freeze(requireNames('connectionParams', connectionParams));
-  return { authenticator, names, events, anyTransport: dangerouslyAllowConnectionParamsOverHttp };
+  return {
+    authenticator,
+    names,
+    events,
+    anyTransport: dangerouslyAllowConnectionParamsOverHttp,
+    challenges: requireChallenges(challenges),
+    allowUnguarded: dangerouslyAllowUnguardedProcedures,
+  };
 }

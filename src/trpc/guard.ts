@@ -9,6 +9,7 @@ import { clientAddressOf } from '../lib/client-address.js';
 import type { Rule } from './rule.js';
 import { bindToUser } from '../lib/bind-to-user.js';
 import type { Guard, OpenGuard, UserContext } from './types.js';
+import { contextChallenge, noteChallenge } from './challenge.js';
 
 /** The root whose `middleware()` builds the guards; its context is all a guard needs. */
 const root = initTRPC.context<UserContext>().create({ isServer: true });
@@ -119,18 +120,45 @@ export function denial(
   const detail = settings.debug ? ` by ${rule.description}` : '';
   if (user === null) {
     const message = `Authentication is required${detail}`;
-    return new TRPCError({
-      code: 'UNAUTHORIZED',
-      message,
-      cause: new AuthenticationRequiredError(message),
-    });
+    const error = withoutStack(
+      () =>
+        new TRPCError({
+          code: 'UNAUTHORIZED',
+          message,
+          cause: new AuthenticationRequiredError(message),
+        }),
+    );
+    noteChallenge(error, contextChallenge(call.ctx));
+    return error;
   }
   const message = `Access is denied${detail}`;
-  return new TRPCError({
-    code: 'FORBIDDEN',
-    message,
-    cause: new AccessDeniedError(message, rule.description),
-  });
+  return withoutStack(
+    () =>
+      new TRPCError({
+        code: 'FORBIDDEN',
+        message,
+        cause: new AccessDeniedError(message, rule.description),
+      }),
+  );
+}
+
+/**
+ * An error built without a stack trace, and with none to show: a denial is an expected
+ * outcome, not a fault, and tRPC sends `error.stack` to clients outside production.
+ *
+ * @internal
+ */
+export function withoutStack<E extends Error>(create: () => E): E {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    const error = create();
+    delete error.stack;
+    if (error.cause instanceof Error) delete error.cause.stack;
+    return error;
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 function publishDenial(

@@ -9,6 +9,11 @@
  */
 export { assertSecured, type AssertSecuredOptions } from './assert-secured.js';
 export {
+  securityResponseMeta,
+  type ResponseMetaLike,
+  type ResponseMetaOptionsLike,
+} from './challenge.js';
+export {
   createSecurityContext,
   type SecurityContextFactory,
   type SecurityContextOptions,

@@ -23,7 +23,13 @@ export type ConnectionParams = Readonly<Record<string, string | undefined>>;
  */
 export interface ContextOptionsLike {
   readonly req: NodeRequestLike | Request | FastifyRequestLike;
-  readonly info?: { readonly connectionParams?: ConnectionParams | null } | undefined;
+  readonly info?:
+    | {
+        readonly connectionParams?: ConnectionParams | null;
+        /** The calls of the request, each with the procedure tRPC resolved for its path. */
+        readonly calls?: readonly { readonly path: string; readonly procedure?: unknown }[];
+      }
+    | undefined;
 }
 
 /**

@@ -1,0 +1,119 @@
+import type { TRPCError } from '@trpc/server';
+import { requireChallenge, withError } from '../authorization/challenges.js';
+import { credentialFailureOf } from '../core/credential-failure.js';
+import { ConfigurationError } from '../core/errors.js';
+import type { SecurityRequest } from '../core/request.js';
+
+/**
+ * The key under which `createSecurityContext` leaves the request's `WWW-Authenticate`
+ * value on the context (a symbol: not part of the context's type, kept by object spread).
+ *
+ * @internal
+ */
+export const CHALLENGE: unique symbol = Symbol('portcullis.trpc.challenge');
+
+/** The `WWW-Authenticate` value of each `UNAUTHORIZED` denial portcullis made. */
+const challenges = new WeakMap<object, string>();
+
+/**
+ * Validates the `challenges` option: `WWW-Authenticate` challenges (RFC 9110 §11.6.1).
+ *
+ * @internal
+ */
+export function requireChallenges(value: unknown): readonly string[] {
+  if (!Array.isArray(value)) {
+    throw new ConfigurationError('challenges', 'must be an array of WWW-Authenticate challenges');
+  }
+  return Object.freeze(value.map((challenge) => requireChallenge(challenge)));
+}
+
+/**
+ * The `WWW-Authenticate` value of a request's 401: the configured challenges, the one
+ * of the refused credential's scheme carrying its RFC 6750 error (`Bearer
+ * error="invalid_token", error_description="…"`), added when none has that scheme.
+ *
+ * @internal
+ */
+export function challengeOf(
+  configured: readonly string[],
+  request: SecurityRequest,
+): string | undefined {
+  const failure = credentialFailureOf(request);
+  if (!failure) return configured.length === 0 ? undefined : configured.join(', ');
+  const scheme = failure.scheme.toLowerCase();
+  const matches = (challenge: string) => challenge.split(' ', 1)[0]?.toLowerCase() === scheme;
+  const values = configured.map((c) => (matches(c) ? withError(c, failure) : c));
+  if (!configured.some(matches)) values.push(withError(failure.scheme, failure));
+  return values.join(', ');
+}
+
+/** The challenge `createSecurityContext` left on a context, if any. @internal */
+export function contextChallenge(ctx: unknown): string | undefined {
+  if (typeof ctx !== 'object' || ctx === null) return undefined;
+  const value = (ctx as { [CHALLENGE]?: unknown })[CHALLENGE];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Records the challenge of an `UNAUTHORIZED` denial. @internal */
+export function noteChallenge(error: TRPCError, challenge: string | undefined): void {
+  if (challenge !== undefined) challenges.set(error, challenge);
+}
+
+/** What tRPC passes to `responseMeta`, as far as portcullis reads it. */
+export interface ResponseMetaOptionsLike {
+  readonly errors: readonly unknown[];
+}
+
+/** What `responseMeta` returns, as far as portcullis writes it. */
+export interface ResponseMetaLike {
+  status?: number;
+  headers?: Headers | Record<string, string | string[] | undefined>;
+}
+
+/**
+ * A `responseMeta` for tRPC's HTTP adapters (standalone, node `http`, Express,
+ * Fastify, Fetch) that adds `WWW-Authenticate` to a response carrying a portcullis
+ * `UNAUTHORIZED` denial: the `challenges` given to `createSecurityContext`, and
+ * `Bearer error="invalid_token", error_description="…"` when the request presented a
+ * token that was refused (RFC 6750 §3), as the HTTP edge answers. Pass your own
+ * `responseMeta` to have both: its headers are kept.
+ *
+ * @example
+ * ```ts
+ * import { securityResponseMeta } from 'portcullis/trpc';
+ * createHTTPServer({ router, createContext, responseMeta: securityResponseMeta() });
+ * ```
+ */
+export function securityResponseMeta<O extends ResponseMetaOptionsLike>(
+  next?: (opts: O) => ResponseMetaLike,
+): (opts: O) => ResponseMetaLike {
+  if (next !== undefined && typeof next !== 'function') {
+    throw new ConfigurationError(
+      'responseMeta',
+      'must be a function (opts) => { status, headers }',
+    );
+  }
+  return (opts) => {
+    const meta = next ? next(opts) : {};
+    let challenge: string | undefined;
+    for (const error of opts.errors) {
+      challenge = typeof error === 'object' && error !== null ? challenges.get(error) : undefined;
+      if (challenge !== undefined) break;
+    }
+    if (challenge === undefined) return meta;
+    const headers = new Headers(
+      meta.headers instanceof Headers ? meta.headers : toEntries(meta.headers),
+    );
+    headers.set('www-authenticate', challenge);
+    return { ...meta, headers };
+  };
+}
+
+function toEntries(headers: Record<string, string | string[] | undefined> | undefined) {
+  const entries: [string, string][] = [];
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (Array.isArray(value)) for (const v of value) entries.push([name, v]);
+    else if (typeof value === 'string') entries.push([name, value]);
+  }
+  return entries;
+}
