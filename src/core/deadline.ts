@@ -3,6 +3,9 @@ import { summarize, type SecurityEvents } from './events.js';
 import type { SecurityRequest } from './request.js';
 import { MAX_DEADLINE_MS } from '../lib/deadline.js';
 
+/** What an event summarizes of a request. */
+type RequestOf = Pick<SecurityRequest, 'method' | 'rawPath' | 'clientAddress'>;
+
 /**
  * The default deadlines, in milliseconds. A component's own deadline is shorter than
  * the pipeline's, so the component's event names what hung.
@@ -31,7 +34,7 @@ export function deadlineExceeded(
   operation: string,
   timeoutMs: number,
   events: Pick<SecurityEvents, 'publish'> | undefined,
-  request?: SecurityRequest,
+  request?: RequestOf,
 ): DeadlineExceededError {
   const error = new DeadlineExceededError(operation, timeoutMs);
   publishDeadlineExceeded(error, events, request);
@@ -47,7 +50,7 @@ export function deadlineExceeded(
 export function publishDeadlineExceeded(
   error: DeadlineExceededError,
   events: Pick<SecurityEvents, 'publish'> | undefined,
-  request?: SecurityRequest,
+  request?: RequestOf,
 ): void {
   try {
     if (events !== undefined && (events as Partial<SecurityEvents>).hasListeners !== false) {

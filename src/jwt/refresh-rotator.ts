@@ -4,7 +4,9 @@ import {
   type AuthenticationFailureReason,
   type SecurityEvents,
 } from '../core/events.js';
+import { deadlineExceeded } from '../core/deadline.js';
 import type { User } from '../core/user.js';
+import { withDeadline } from '../lib/deadline.js';
 import type { JwtSettings } from './config.js';
 import { JwtError, type JwtErrorCode } from './errors.js';
 import {
@@ -27,6 +29,8 @@ export interface RotatorOptions {
   readonly store: RefreshTokenStore;
   readonly events: SecurityEvents;
   readonly graceMs: number;
+  /** The deadline of one `loadUser` call, in milliseconds. */
+  readonly loadUserTimeoutMs: number;
   /** Signs an access token (the service's `JwtAuthenticator`). */
   readonly signAccess: (user: User) => Promise<string>;
 }
@@ -46,6 +50,7 @@ export class RefreshRotator {
   readonly #store: RefreshTokenStore;
   readonly #events: SecurityEvents;
   readonly #graceMs: number;
+  readonly #loadUserTimeoutMs: number;
   readonly #signAccess: (user: User) => Promise<string>;
 
   constructor(options: RotatorOptions, refreshSeconds: number) {
@@ -54,6 +59,7 @@ export class RefreshRotator {
     this.#store = options.store;
     this.#events = options.events;
     this.#graceMs = options.graceMs;
+    this.#loadUserTimeoutMs = options.loadUserTimeoutMs;
     this.#signAccess = options.signAccess;
     this.refreshSeconds = refreshSeconds;
   }
@@ -93,7 +99,13 @@ export class RefreshRotator {
   ): Promise<TokenPair> {
     const { sub, fam, jti } = claims;
     await this.#checkRevocations(claims, nowMs, request);
-    const user = await loadUser(sub);
+    const ms = this.#loadUserTimeoutMs;
+    // A loader that never answers fails the refresh closed (the token is not spent).
+    const user = await withDeadline(
+      Promise.resolve().then(() => loadUser(sub)),
+      ms,
+      () => deadlineExceeded('load-user', ms, this.#events, request),
+    );
     if (user === null || user === undefined || user.username !== sub) {
       await this.revokeFamily(claims, nowMs);
       throw this.#fail('ERR_JWT_UNKNOWN_USER', 'The refresh token user is unknown', sub, request);

@@ -1,3 +1,4 @@
+import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
@@ -29,6 +30,13 @@ export interface JwtTokenServiceOptions {
   readonly refreshExpirationSeconds?: number;
   /** Where refresh events go. @defaultValue `securityEvents` */
   readonly events?: SecurityEvents;
+  /**
+   * How long the `loadUser` of a refresh may take, in milliseconds (1 to 600,000).
+   * Past it `refresh` rejects with a `DeadlineExceededError` (operation `load-user`)
+   * and a `deadline-exceeded` event is published; the refresh token is not spent.
+   * @defaultValue `5_000`
+   */
+  readonly loadUserTimeoutMs?: number;
 }
 
 /**
@@ -55,9 +63,10 @@ export interface ServiceOptions {
   readonly store: RefreshTokenStore;
   readonly graceSeconds: number;
   readonly events: SecurityEvents;
+  readonly loadUserTimeoutMs: number;
 }
 
-const NAMES = ['store', 'graceSeconds', 'refreshExpirationSeconds', 'events'];
+const NAMES = ['store', 'graceSeconds', 'refreshExpirationSeconds', 'events', 'loadUserTimeoutMs'];
 const STORE_METHODS = ['rotate', 'revokeFamily', 'revokeUser', 'revocationState'] as const;
 
 /** Validates the options (never mutating them) and fills in the defaults. @internal */
@@ -86,5 +95,9 @@ export function readServiceOptions(options: JwtTokenServiceOptions): ServiceOpti
     store,
     graceSeconds: requireInteger('graceSeconds', options.graceSeconds ?? 10, 0, 60),
     events,
+    loadUserTimeoutMs: requireDeadline(
+      'loadUserTimeoutMs',
+      options.loadUserTimeoutMs ?? DEFAULT_DEADLINES.loadUserMs,
+    ),
   };
 }

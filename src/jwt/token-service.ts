@@ -45,7 +45,7 @@ export class JwtTokenService {
 
   /** @param config - a {@link JwtConfig} with a signing key, or its plain-object form */
   constructor(config: JwtConfig | JwtConfigOptions, options: JwtTokenServiceOptions = {}) {
-    const { store, graceSeconds, events } = readServiceOptions(options);
+    const { store, graceSeconds, events, loadUserTimeoutMs } = readServiceOptions(options);
     const resolved = config instanceof JwtConfig ? config : JwtConfig.fromOptions(config);
     this.#authenticator = new JwtAuthenticator(resolved, { events });
     this.#settings = this.#authenticator.settings;
@@ -62,6 +62,7 @@ export class JwtTokenService {
         store,
         events,
         graceMs: graceSeconds * 1000,
+        loadUserTimeoutMs,
         signAccess: (user) => authenticator.generateToken(user),
       },
       Math.max(14 * DAY, this.#settings.expirationSeconds),

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { AuthenticatedUser } from '../core/authenticated-user.js';
 import { noteRefusal } from '../core/credential-failure.js';
-import { ConfigurationError, PortcullisError } from '../core/errors.js';
+import { DEFAULT_DEADLINES, deadlineExceeded, requireDeadline } from '../core/deadline.js';
+import { ConfigurationError, DeadlineExceededError, PortcullisError } from '../core/errors.js';
 import { securityEvents, summarize, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { Authenticator } from '../core/security.js';
@@ -20,6 +21,7 @@ import {
   type CsrfFailure,
 } from './csrf.js';
 import { MemorySessionStore, type SessionStore } from './store.js';
+import { withDeadline } from '../lib/deadline.js';
 import { rejectUnknownOptions } from '../lib/validate.js';
 
 /** Options of {@link SessionAuthenticator} besides its configuration. */
@@ -34,6 +36,13 @@ export interface SessionAuthenticatorOptions {
    * call `logOutEverywhere(username)` when rights change.
    */
   readonly loadUser?: (username: string) => User | null | Promise<User | null>;
+  /**
+   * How long one `loadUser` call may take, in milliseconds (1 to 600,000). Past it the
+   * request fails closed: `DeadlineExceededError` (operation `load-user`; 503 through
+   * `SecurityTransform`) and a `deadline-exceeded` event; the session is kept.
+   * @defaultValue `5_000`
+   */
+  readonly loadUserTimeoutMs?: number;
   /** The clock in epoch milliseconds (tests); the default store uses it too. @defaultValue `Date.now` */
   readonly clock?: () => number;
 }
@@ -46,7 +55,7 @@ export interface CsrfTokenResult {
   readonly setCookie: string | undefined;
 }
 
-const OPTIONS = ['store', 'events', 'loadUser', 'clock'];
+const OPTIONS = ['store', 'events', 'loadUser', 'loadUserTimeoutMs', 'clock'];
 /** The longest seal a cookie may carry (what `unseal` accepts; browsers stop at 4096 bytes). */
 const MAX_SEAL = 3800;
 
@@ -88,6 +97,7 @@ export class SessionAuthenticator implements Authenticator {
   readonly #store: SessionStore;
   readonly #events: SecurityEvents;
   readonly #loadUser: SessionAuthenticatorOptions['loadUser'];
+  readonly #loadUserTimeoutMs: number;
   readonly #clock: () => number;
   readonly #keys: ReadonlyMap<string, Buffer>;
   readonly #newest: string;
@@ -105,7 +115,12 @@ export class SessionAuthenticator implements Authenticator {
       throw new ConfigurationError('options', 'must be an object');
     }
     rejectUnknownOptions('SessionAuthenticator', options, OPTIONS);
-    const { events = securityEvents, loadUser, clock = Date.now } = options;
+    const {
+      events = securityEvents,
+      loadUser,
+      loadUserTimeoutMs = DEFAULT_DEADLINES.loadUserMs,
+      clock = Date.now,
+    } = options;
     if (typeof clock !== 'function') throw new ConfigurationError('clock', 'must be a function');
     // The default store expires its records on the same clock as the sessions.
     const store = options.store ?? new MemorySessionStore({ clock });
@@ -121,6 +136,7 @@ export class SessionAuthenticator implements Authenticator {
     this.#store = store;
     this.#events = events;
     this.#loadUser = loadUser;
+    this.#loadUserTimeoutMs = requireDeadline('loadUserTimeoutMs', loadUserTimeoutMs);
     this.#clock = clock;
     this.#keys = csrfKeys(this.#settings);
     this.#newest = newestId(this.#settings);
@@ -168,7 +184,7 @@ export class SessionAuthenticator implements Authenticator {
       const failure = this.#csrf(request, state.sid);
       if (failure !== undefined) return this.#csrfRejected(request, user.username, failure);
     }
-    if (this.#loadUser && !(await this.#sameRights(user))) {
+    if (this.#loadUser && !(await this.#sameRights(user, request))) {
       await this.#store.revokeSession(state.sid, expiresAt);
       return this.#revoked(request, user.username, 'rights-changed');
     }
@@ -310,13 +326,19 @@ export class SessionAuthenticator implements Authenticator {
     return undefined;
   }
 
-  async #sameRights(user: User): Promise<boolean> {
+  async #sameRights(user: User, request: SecurityRequest): Promise<boolean> {
+    const loadUser = this.#loadUser as NonNullable<SessionAuthenticatorOptions['loadUser']>;
+    const ms = this.#loadUserTimeoutMs;
     let current: User | null;
     try {
-      current = await (this.#loadUser as NonNullable<SessionAuthenticatorOptions['loadUser']>)(
-        user.username,
+      current = await withDeadline(
+        Promise.resolve().then(() => loadUser(user.username)),
+        ms,
+        () => deadlineExceeded('load-user', ms, this.#events, request),
       );
-    } catch {
+    } catch (error) {
+      // A loader that did not answer in time: fail closed, but keep the session.
+      if (error instanceof DeadlineExceededError) throw error;
       return false;
     }
     return (

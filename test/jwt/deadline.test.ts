@@ -6,9 +6,19 @@ import {
   AuthorizationManager,
   SecurityTransform,
   UnavailableError,
+  User,
 } from '../../src/index.js';
-import { JwtAuthenticator, JwtConfig } from '../../src/jwt/index.js';
-import { NOW, bearer, claimsAt, keyPairs, recordEvents, requestWith, sign } from './support.js';
+import { JwtAuthenticator, JwtConfig, JwtTokenService } from '../../src/jwt/index.js';
+import {
+  NOW,
+  SECRET,
+  bearer,
+  claimsAt,
+  keyPairs,
+  recordEvents,
+  requestWith,
+  sign,
+} from './support.js';
 
 /**
  * A TCP server on 127.0.0.1 that accepts connections and then either never answers
@@ -119,5 +129,28 @@ describe('a key-set endpoint that accepts the connection and never answers', () 
       operation: 'jwks',
       timeoutMs: 200,
     });
+  });
+});
+
+describe('a refresh whose loadUser never settles', () => {
+  it('rejects with ERR_DEADLINE_EXCEEDED at loadUserTimeoutMs and leaves the refresh token usable', async () => {
+    const { events, received } = recordEvents();
+    const service = new JwtTokenService(new JwtConfig(SECRET), { events, loadUserTimeoutMs: 100 });
+    const alice = new User('alice', '', ['USER']);
+    const pair = await service.generateTokenPair(alice);
+    const started = performance.now();
+    await expect(
+      service.refresh(pair.refreshToken, () => new Promise<User>(() => undefined)),
+    ).rejects.toMatchObject({ code: 'ERR_DEADLINE_EXCEEDED', operation: 'load-user' });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(received).toContainEqual(
+      expect.objectContaining({
+        type: 'deadline-exceeded',
+        operation: 'load-user',
+        timeoutMs: 100,
+      }),
+    );
+    const next = await service.refresh(pair.refreshToken, () => alice);
+    expect(typeof next.accessToken).toBe('string');
   });
 });

@@ -1,0 +1,75 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ConfigurationError, SecurityTransform, type User } from '../../src/index.js';
+import { ALICE, makeSessions, request } from './support.js';
+
+const never = <T>(): Promise<T> =>
+  new Promise<T>(() => {
+    // never settles
+  });
+
+/** Tracks whether a promise settled, so a hang fails an assertion instead of the test timeout. */
+function track<T>(value: T | Promise<T>): { settled: () => boolean; result: Promise<T> } {
+  let settled = false;
+  const result = Promise.resolve(value).finally(() => {
+    settled = true;
+  });
+  return { settled: () => settled, result };
+}
+
+describe('a session loadUser that never settles', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('fails the request closed with 503 at loadUserTimeoutMs and keeps the session', async () => {
+    let hang = true;
+    let called!: () => void;
+    const loading = new Promise<void>((resolve) => {
+      called = resolve;
+    });
+    const fixture = makeSessions(
+      {},
+      {
+        loadUser: (name): User | null | Promise<User | null> => {
+          called();
+          if (hang) return never();
+          return name === 'alice' ? ALICE : null;
+        },
+        loadUserTimeoutMs: 500,
+      },
+    );
+    const transform = new SecurityTransform({ events: fixture.events }).configAuthenticator(
+      () => fixture.sessions,
+    );
+    const cookie = await fixture.sessions.logIn(ALICE);
+    const outcome = track(transform.handle(request({ cookie })));
+    await loading; // the cookie is unsealed (real crypto) before the loader is asked
+    await vi.advanceTimersByTimeAsync(499);
+    expect(outcome.settled()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(outcome.settled()).toBe(true);
+    const result = await outcome.result;
+    expect(!result.proceed && result.response.status).toBe(503);
+    expect(!result.proceed && result.response.headers['retry-after']).toBe('5');
+    expect(fixture.received).toEqual([
+      {
+        type: 'deadline-exceeded',
+        operation: 'load-user',
+        timeoutMs: 500,
+        request: expect.objectContaining({ path: '/' }) as unknown,
+      },
+    ]);
+    // Not revoked: once the loader answers again, the same cookie works.
+    hang = false;
+    const again = await transform.handle(request({ cookie }));
+    expect(again.proceed && again.user?.username).toBe('alice');
+  });
+
+  it('refuses a loadUserTimeoutMs that is not whole milliseconds in range', () => {
+    expect(() => makeSessions({}, { loadUserTimeoutMs: 0 })).toThrow(ConfigurationError);
+    expect(() => makeSessions({}, { loadUserTimeoutMs: 600_001 })).toThrow(/loadUserTimeoutMs/u);
+  });
+});
