@@ -1,4 +1,17 @@
 import type { Credentials, UserCredentials } from './credentials.js';
+import {
+  B64URL,
+  PRINTABLE,
+  PATHS,
+  METHODS,
+  ODD_METHODS,
+  GRAPHQL_QUERIES,
+  TRPC_CALLS,
+  TRPC_BODIES,
+  mutatePath,
+  mutateText,
+  respell,
+} from './payloads.js';
 import type { Random } from './random.js';
 
 /** One request of the fuzzer, as raw bytes. */
@@ -14,114 +27,6 @@ export interface FuzzRequest {
    */
   readonly mayCloseSilently?: boolean;
 }
-
-const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-const PRINTABLE =
-  ' !"#$%&\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~';
-
-const PATHS = [
-  '/',
-  '/health',
-  '/profile',
-  '/posts',
-  '/admin',
-  '/admin/dashboard',
-  '/admin/users',
-  '/api/data',
-  '/api/profile',
-  '/me',
-  '/login',
-  '/logout',
-  '/auth/login',
-  '/auth/refresh',
-  '/trpc/profile',
-  '/trpc/health',
-  '/trpc/posts.list',
-  '/trpc/posts.create',
-  '/trpc/posts.rename',
-  '/trpc/admin.dashboard',
-  '/trpc/admin.createUser',
-  '/graphql',
-  '/oauth2/authorization/local',
-  '/login/oauth2/code/local',
-  '/nope',
-];
-
-const METHODS = ['GET', 'GET', 'GET', 'POST', 'POST', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'];
-const ODD_METHODS = [
-  'get',
-  'Post',
-  'TRACE',
-  'CONNECT',
-  'FOO',
-  'PROPFIND',
-  'GET\u0000',
-  'G ET',
-  'M-SEARCH',
-  '',
-];
-
-const GRAPHQL_QUERIES = [
-  '{ profile { username roles authorities } }',
-  '{ health }',
-  '{ posts { id title authorId } }',
-  '{ adminDashboard { users posts } }',
-  'query Q { a: profile { username } b: profile { roles } }',
-  '{ profile { ...P } } fragment P on Profile { username }',
-  '{ profile { ... on Profile { username } } health }',
-  'mutation { createPost(title: "fuzz") { id authorId title } }',
-  'mutation { createUser(username: "fuzz") }',
-  'mutation { renamePost(authorId: "writer", title: "t") { authorId title } }',
-  'mutation { renamePost(authorId: "admin", title: "t") { authorId } }',
-  '{ __schema { queryType { name } types { name } } }',
-  '{ __typename profile { __typename username } }',
-  'subscription { health }',
-  '{ profile(x: 1) { username } }',
-  '{ profile { username password } }',
-  '{ ' + 'profile { '.repeat(3) + 'username }}}',
-  '{',
-  '',
-  'query ($t: String!) { posts { title } } ',
-  '{ a: profile { username } a: health }',
-  `{ ${Array.from({ length: 50 }, (_, i) => `p${i}: profile { username }`).join(' ')} }`,
-  `${'{ profile '.repeat(1)}{ username } }`,
-];
-
-const TRPC_CALLS = [
-  ['GET', '/trpc/profile'],
-  ['GET', '/trpc/health'],
-  ['GET', '/trpc/posts.list'],
-  ['GET', '/trpc/admin.dashboard'],
-  ['GET', '/trpc/profile,health?batch=1&input=%7B%7D'],
-  ['GET', '/trpc/profile,admin.dashboard,posts.list?batch=1'],
-  ['GET', '/trpc/profile?input=%7B%22json%22%3A1%7D'],
-  ['GET', '/trpc/profile?input=%7B'],
-  ['POST', '/trpc/posts.create'],
-  ['POST', '/trpc/posts.rename'],
-  ['POST', '/trpc/admin.createUser'],
-  ['POST', '/trpc/posts.create,admin.createUser?batch=1'],
-  ['POST', '/trpc/profile'],
-  ['GET', '/trpc/posts.create'],
-  ['GET', '/trpc/nope'],
-  ['GET', '/trpc/'],
-  ['GET', '/trpc/__proto__'],
-  ['GET', '/trpc/posts.list.constructor'],
-] as const;
-
-const TRPC_BODIES = [
-  '{"title":"fuzz"}',
-  '{"authorId":"writer","title":"t"}',
-  '{"authorId":"admin","title":"t"}',
-  '{"username":"fuzz"}',
-  '{"0":{"title":"x"},"1":{"username":"y"}}',
-  '{"title":""}',
-  '{"title":' + '"x'.repeat(1) + 'x".repeat(300)}',
-  '{"__proto__":{"admin":true},"title":"x"}',
-  'null',
-  '[]',
-  '{',
-  '',
-];
 
 /** Builds random raw requests against the example's routes with the users' credentials. */
 export class RequestGenerator {
@@ -180,7 +85,7 @@ export class RequestGenerator {
   #route(): FuzzRequest {
     const r = this.#random;
     const method = r.pick(METHODS);
-    const path = r.chance(0.5) ? this.#mutatePath(r.pick(PATHS)) : r.pick(PATHS);
+    const path = r.chance(0.5) ? mutatePath(this.#random, r.pick(PATHS)) : r.pick(PATHS);
     const body =
       ['POST', 'PUT', 'PATCH'].includes(method) && r.chance(0.7) ? this.#anyBody() : undefined;
     return this.#build(
@@ -195,7 +100,7 @@ export class RequestGenerator {
   #trpc(): FuzzRequest {
     const r = this.#random;
     const [method, target] = r.pick(TRPC_CALLS);
-    const path = r.chance(0.2) ? this.#mutatePath(target) : target;
+    const path = r.chance(0.2) ? mutatePath(this.#random, target) : target;
     const headers: [string, string][] = [...this.#credentialHeaders(), ...this.#commonHeaders()];
     let body: string | undefined;
     if (method === 'POST') {
@@ -217,7 +122,7 @@ export class RequestGenerator {
     const r = this.#random;
     const query = r.chance(0.9)
       ? r.pick(GRAPHQL_QUERIES)
-      : this.#mutateText(r.pick(GRAPHQL_QUERIES));
+      : mutateText(this.#random, r.pick(GRAPHQL_QUERIES));
     const headers: [string, string][] = [...this.#credentialHeaders(), ...this.#commonHeaders()];
     if (r.chance(0.25)) {
       const target = `/graphql?query=${encodeURIComponent(query)}${r.chance(0.3) ? '&variables=%7B' : ''}`;
@@ -265,7 +170,7 @@ export class RequestGenerator {
     const refresh = r.chance(0.5);
     let body: string;
     if (refresh) {
-      const token = r.chance(0.6) ? user.refreshToken : this.#respell(user.refreshToken);
+      const token = r.chance(0.6) ? user.refreshToken : respell(this.#random, user.refreshToken);
       body = r.pick([
         JSON.stringify({ refresh_token: token }),
         JSON.stringify({ refresh_token: user.accessToken }),
@@ -559,11 +464,11 @@ export class RequestGenerator {
           ],
         ];
       case 'basic-respelled':
-        return [['Authorization', `Basic ${this.#respell(user.basic)}`]];
+        return [['Authorization', `Basic ${respell(this.#random, user.basic)}`]];
       case 'bearer':
         return [['Authorization', `${r.pick(['Bearer', 'bearer', 'BEARER'])} ${user.accessToken}`]];
       case 'bearer-respelled':
-        return [['Authorization', `Bearer ${this.#respell(user.accessToken)}`]];
+        return [['Authorization', `Bearer ${respell(this.#random, user.accessToken)}`]];
       case 'bearer-refresh':
         return [['Authorization', `Bearer ${user.refreshToken}`]];
       case 'bearer-tampered': {
@@ -575,7 +480,7 @@ export class RequestGenerator {
         return [['Cookie', r.chance(0.3) ? `a=b; ${user.sessionCookie}; c=d` : user.sessionCookie]];
       case 'session-respelled': {
         const value = user.sessionCookie.slice(this.#cookieName.length + 1);
-        return [['Cookie', `${this.#cookieName}=${this.#respell(value)}`]];
+        return [['Cookie', `${this.#cookieName}=${respell(this.#random, value)}`]];
       }
       case 'garbage':
         return [[r.pick(['Authorization', 'Cookie']), r.string(PRINTABLE, r.int(200))]];
@@ -595,77 +500,6 @@ export class RequestGenerator {
     if (r.chance(0.1))
       headers.push(['Origin', r.pick([`http://${this.#host}`, 'https://evil.example', 'null'])]);
     return headers;
-  }
-
-  /** A credential spelled differently: whitespace or padding inside, spare bits set, another alphabet. */
-  #respell(value: string): string {
-    const r = this.#random;
-    const at = 1 + r.int(Math.max(1, value.length - 2));
-    switch (r.int(6)) {
-      case 0:
-        return value.slice(0, at) + r.pick(['\t', ' ', '\u00a0', '\u000b']) + value.slice(at);
-      case 1:
-        return `${value}${r.pick(['=', '==', '.', '%3D'])}`;
-      case 2: {
-        const last = value.charAt(value.length - 1);
-        const index = B64URL.indexOf(last);
-        return index < 0 ? `${value}A` : value.slice(0, -1) + B64URL.charAt(index ^ 1);
-      }
-      case 3:
-        return (
-          value.replaceAll('-', '+').replaceAll('_', '/') +
-          (value.includes('-') || value.includes('_') ? '' : '+')
-        );
-      case 4:
-        return value.slice(0, at) + value.slice(at + 1);
-      default:
-        return (
-          value.slice(0, at) +
-          value.charAt(at).toUpperCase() +
-          value.slice(at + 1) +
-          (/[a-z]/u.test(value.charAt(at)) ? '' : '~')
-        );
-    }
-  }
-
-  #mutatePath(path: string): string {
-    const r = this.#random;
-    switch (r.int(14)) {
-      case 0:
-        return `${path}/`;
-      case 1:
-        return path.replace('/', '//');
-      case 2:
-        return `/./${path.slice(1)}`;
-      case 3:
-        return `/x/..${path}`;
-      case 4:
-        return path.replace(/\/([a-z])/u, (_, c: string) => `/%${c.charCodeAt(0).toString(16)}`);
-      case 5:
-        return path.replaceAll('/', r.pick(['%2F', '%2f', '%252F', '\\']));
-      case 6:
-        return path.toUpperCase();
-      case 7:
-        return `${path};jsessionid=x`;
-      case 8:
-        return `${path}?${r.pick(['a=b', 'access_token=x', 'continue=/admin', '%zz', '&&&', 'a=%00'])}`;
-      case 9:
-        return `${path}%00`;
-      case 10:
-        return `${path}%c0%af..%c0%af`;
-      case 11:
-        return `${path}/..%2f..%2fadmin`;
-      case 12:
-        return `${path}%E2%80%AE`;
-      default:
-        return `${path}/${'x'.repeat(r.pick([1, 500, 9000]))}`;
-    }
-  }
-
-  #mutateText(text: string): string {
-    const r = this.#random;
-    const at = r.int(text.length + 1);
-    return text.slice(0, at) + r.string(PRINTABLE, 1 + r.int(5)) + text.slice(at + r.int(3));
   }
 
   #anyBody(): string {
