@@ -1,6 +1,7 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
 import { requireNames } from '../lib/validate.js';
+import type { PathVariables } from '../expression/path-variables.js';
 import {
   compileExpression,
   type CheckExpression,
@@ -11,9 +12,15 @@ import {
 /** What an {@link Access} requirement says of a (possibly anonymous) user. */
 export type AccessOutcome = 'granted' | 'unauthenticated' | 'forbidden';
 
-/** A compiled {@link Access} requirement: pure, synchronous, allocation-free. */
+/**
+ * A compiled {@link Access} requirement: pure and allocation-free; synchronous unless
+ * its expression calls an asynchronous function. `path` carries the variables a
+ * path-pattern rule captured, for `path.<name>` references (the URL-rule authorizer
+ * passes it).
+ */
 export type AccessCheck = (
   user: AuthenticatedUser | null,
+  path?: PathVariables,
 ) => AccessOutcome | Promise<AccessOutcome>;
 
 /** The requirement an {@link Access} holds. Private: the expression language adds a variant. */
@@ -27,6 +34,7 @@ type AccessState =
     };
 
 const AUTHENTICATED: AccessState = { kind: 'authenticated' };
+const NONE: readonly string[] = Object.freeze([]);
 
 /**
  * What a URL rule requires of the user. Immutable: every builder method returns a
@@ -129,6 +137,9 @@ export class Access {
    * text (a string literal is also checked by `tsc`), a tree from `expr`, or an
    * expression compiled with custom functions (an asynchronous one makes the rule
    * asynchronous). URL rules have no `args`: an expression that reads them is refused.
+   * They have `path.<name>`: the variables of a path-pattern rule (`/users/{id}` →
+   * `path.id == principal.username`); a rule whose pattern does not capture a
+   * variable the expression reads is refused when it is added.
    * A user who fails the expression gets 403; an anonymous one, 401 or the login page.
    *
    * @example
@@ -180,6 +191,14 @@ export class Access {
     return this.#check;
   }
 
+  /**
+   * The `path.<name>` variables the requirement reads (empty unless it is an
+   * expression that reads some): a URL rule must capture each of them.
+   */
+  get pathVariables(): readonly string[] {
+    return this.#state.kind === 'expression' ? this.#state.expression.pathVariables : NONE;
+  }
+
   /** The requirement in security-expression syntax, e.g. `hasAnyRole('ADMIN')`. */
   toString(): string {
     return this.#description;
@@ -213,7 +232,10 @@ export class Access {
 function nonEmpty(option: 'roles' | 'authorities', values: Iterable<string>): readonly string[] {
   const names = [...new Set(requireNames(option, values))];
   if (names.length === 0) {
-    throw new ConfigurationError(option, `must name at least one ${option.slice(0, -1)}`);
+    throw new ConfigurationError(
+      option,
+      `must name at least one ${option === 'roles' ? 'role' : 'authority'}`,
+    );
   }
   return Object.freeze(names);
 }
@@ -234,10 +256,10 @@ function isCompiled(value: unknown): value is CompiledExpression {
 function expressionCheck(expression: CompiledExpression): AccessCheck {
   if (expression.async) {
     const evaluate = expression.evaluate;
-    return (user) => evaluate(user).then((ok) => (ok ? 'granted' : denial(user)));
+    return (user, path) => evaluate(user, path).then((ok) => (ok ? 'granted' : denial(user)));
   }
   const evaluate = expression.evaluate;
-  return (user) => (evaluate(user) ? 'granted' : denial(user));
+  return (user, path) => (evaluate(user, path) ? 'granted' : denial(user));
 }
 
 function denial(user: AuthenticatedUser | null): AccessOutcome {

@@ -1,6 +1,7 @@
 /**
  * Authorization: what a URL rule requires ({@link Access}), the URL-rule authorizer
- * ({@link RequestMatcherAuthorizer}), the request firewall ({@link Firewall}) and the
+ * ({@link RequestMatcherAuthorizer}: Spring path patterns and regex rules, deny by
+ * default), the request firewall ({@link Firewall}) and the
  * entry points that answer denials (401 / login redirect / 403 / 400).
  *
  * @module portcullis
@@ -21,3 +22,4 @@ export {
   type MatcherOptions,
   type RequestMatcherOptions,
 } from './request-matcher.js';
+export type { RequestMatcherRuleOptions } from './rule-options.js';

@@ -1,9 +1,27 @@
 import { ConfigurationError } from '../core/errors.js';
+import {
+  captureVariables,
+  globHint,
+  parsePathPattern,
+  type ParsedPathPattern,
+} from './path-pattern.js';
 
 /** A URL-rule pattern compiled once, with what the lookup index needs to skip it cheaply. */
 export interface CompiledPattern {
   /** `^(?:source)$` with the `s` and `u` (or `v`) flags, plus `i` when case-insensitive. */
   readonly regex: RegExp;
+  /**
+   * A further test of a path the regex matched (the `{name:regex}` constraints of a
+   * path pattern); `undefined` when the regex decides alone.
+   */
+  readonly check: ((path: string) => boolean) | undefined;
+  /** The parsed path pattern; `undefined` for a regex rule. */
+  readonly path: ParsedPathPattern | undefined;
+  /**
+   * Every path the pattern matches, when they are a few literal paths (`/login`,
+   * the regex `/login|/logout`); `undefined` otherwise. For shadowing checks.
+   */
+  readonly literals: readonly string[] | undefined;
   /** The pattern as the user wrote it, for rule descriptions. */
   readonly source: string;
   /** Whether the regex has the `i` flag. */
@@ -47,11 +65,101 @@ export function compilePattern(pattern: string | RegExp, caseSensitive: boolean)
     regex = new RegExp(`^(?:${source})$`, flags);
   } catch (error) {
     const detail = error instanceof SyntaxError ? `: ${error.message}` : '';
-    throw new ConfigurationError('pattern', `is not a valid regular expression${detail}`);
+    const hint = globHint(source);
+    throw new ConfigurationError(
+      'pattern',
+      `is not a valid regular expression${detail}${hint === undefined ? '' : `; it ${hint}`}`,
+    );
   }
   const ignoreCase = flags.includes('i');
-  const prefix = literalPrefix(source, flags.includes('v'));
-  return { regex, source, ignoreCase, prefix: ignoreCase ? prefix.toLowerCase() : prefix };
+  const unicodeSets = flags.includes('v');
+  const prefix = literalPrefix(source, unicodeSets);
+  return {
+    regex,
+    check: undefined,
+    path: undefined,
+    literals: regexLiterals(source, unicodeSets),
+    source,
+    ignoreCase,
+    prefix: ignoreCase ? prefix.toLowerCase() : prefix,
+  };
+}
+
+/**
+ * Compiles a Spring PathPattern (`/admin/**`, `/users/{id}`, `/files/*.pdf`,
+ * `{*rest}`): see {@link parsePathPattern}. Case-insensitive unless `caseSensitive`.
+ *
+ * @internal
+ */
+export function compilePathPattern(pattern: string, caseSensitive: boolean): CompiledPattern {
+  const flags = caseSensitive ? 'su' : 'siu';
+  const parsed = parsePathPattern(pattern, flags);
+  const regex = new RegExp(`^${parsed.regexSource}$`, flags);
+  const constrained = parsed.groups.some((group) => typeof group !== 'string');
+  const check = constrained
+    ? (path: string): boolean => {
+        const match = regex.exec(path);
+        return match !== null && captureVariables(parsed, match) !== undefined;
+      }
+    : undefined;
+  const ignoreCase = !caseSensitive;
+  const prefix = literalPrefix(parsed.regexSource);
+  return {
+    regex,
+    check,
+    path: parsed,
+    literals: parsed.literal === undefined ? undefined : [parsed.literal],
+    source: pattern,
+    ignoreCase,
+    prefix: ignoreCase ? prefix.toLowerCase() : prefix,
+  };
+}
+
+/**
+ * The literal paths a regex matches when each top-level alternative is plain
+ * text (`/login|/logout`), else `undefined`.
+ */
+function regexLiterals(source: string, unicodeSets: boolean): readonly string[] | undefined {
+  const literals: string[] = [];
+  for (const alternative of topLevelAlternatives(source, unicodeSets)) {
+    const prefix = literalPrefix(alternative, unicodeSets);
+    if (alternative.replaceAll(/\\(.)/gsu, '$1') !== prefix) return undefined;
+    literals.push(prefix);
+  }
+  return literals;
+}
+
+/**
+ * The top-level alternatives of a regex source (split at every `|` outside groups
+ * and classes).
+ *
+ * @internal
+ */
+export function topLevelAlternatives(source: string, unicodeSets = false): string[] {
+  const alternatives: string[] = [];
+  let depth = 0;
+  let classDepth = 0;
+  let start = 0;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (char === '\\') {
+      i++;
+    } else if (classDepth > 0) {
+      if (char === ']') classDepth--;
+      else if (char === '[' && unicodeSets) classDepth++;
+    } else if (char === '[') {
+      classDepth = 1;
+    } else if (char === '(') {
+      depth++;
+    } else if (char === ')') {
+      depth--;
+    } else if (char === '|' && depth === 0) {
+      alternatives.push(source.slice(start, i));
+      start = i + 1;
+    }
+  }
+  alternatives.push(source.slice(start));
+  return alternatives;
 }
 
 /** Characters that may follow a `\` and then stand for themselves (u-mode identity escapes). */
@@ -96,24 +204,5 @@ export function literalPrefix(source: string, unicodeSets = false): string {
 
 /** Whether `|` occurs outside every group and character class. */
 function hasTopLevelAlternation(source: string, unicodeSets: boolean): boolean {
-  let depth = 0;
-  let classDepth = 0;
-  for (let i = 0; i < source.length; i++) {
-    const char = source[i];
-    if (char === '\\') {
-      i++;
-    } else if (classDepth > 0) {
-      if (char === ']') classDepth--;
-      else if (char === '[' && unicodeSets) classDepth++;
-    } else if (char === '[') {
-      classDepth = 1;
-    } else if (char === '(') {
-      depth++;
-    } else if (char === ')') {
-      depth--;
-    } else if (char === '|' && depth === 0) {
-      return true;
-    }
-  }
-  return false;
+  return topLevelAlternatives(source, unicodeSets).length > 1;
 }

@@ -11,13 +11,8 @@ import {
   normalizePath,
   type SecurityRequest,
 } from '../core/request.js';
-import {
-  GRANTED,
-  type AuthorizationDecision,
-  type Authorizer,
-  type SecurityResponse,
-} from '../core/security.js';
-import { Access, type AccessCheck, type AccessOutcome } from './access.js';
+import type { AuthorizationDecision, Authorizer, SecurityResponse } from '../core/security.js';
+import { Access } from './access.js';
 import {
   basicChallenge,
   bearerChallenge,
@@ -26,18 +21,21 @@ import {
   withError,
 } from './challenges.js';
 import { errorResponse, isBrowserNavigation, loginRedirect } from './entry-points.js';
-import { booleanOption, checkOptionNames, requireMethods } from './options.js';
-import { compilePattern, type CompiledPattern } from './pattern.js';
+import { booleanOption, checkOptionNames } from './options.js';
+import { compilePathPattern, compilePattern, type CompiledPattern } from './pattern.js';
+import { checkRegexRule, shadowingRules } from './rule-checks.js';
 import { RuleIndex } from './rule-index.js';
+import { applyRuleOptions, type RequestMatcherRuleOptions } from './rule-options.js';
+import {
+  decide,
+  makeRule,
+  matcherMethods,
+  requireAccess,
+  type Denial,
+  type Rule,
+} from './rules.js';
 
-type Denial = Extract<AuthorizationDecision, { granted: false }>;
-
-function decide(rule: Rule, outcome: AccessOutcome): AuthorizationDecision {
-  if (outcome === 'granted') return GRANTED;
-  return outcome === 'forbidden' ? rule.forbidden : rule.unauthenticated;
-}
-
-/** Options of {@link RequestMatcherAuthorizer.addMatcher}. */
+/** Options of {@link RequestMatcherAuthorizer.requestMatchers} and {@link RequestMatcherAuthorizer.addMatcher}. */
 export interface MatcherOptions {
   /**
    * The HTTP methods the rule applies to; other methods fall through to the next
@@ -62,6 +60,17 @@ export interface RequestMatcherOptions {
   readonly caseSensitive?: boolean;
   /** See {@link RequestMatcherAuthorizer.problemDetails}. @defaultValue negotiated by Accept */
   readonly problemDetails?: boolean;
+  /**
+   * The rules, in order (first match wins): `{ paths: '/admin/**', access: "hasRole('ADMIN')" }`
+   * or `{ regex: '/admin/.*', access: 'permitAll', methods: ['GET'] }`. See
+   * {@link RequestMatcherRuleOptions}. @defaultValue `[]`
+   */
+  readonly rules?: readonly RequestMatcherRuleOptions[];
+  /**
+   * The requirement of a path no rule matches: see {@link RequestMatcherAuthorizer.anyRequest}.
+   * @defaultValue `'authenticated'`
+   */
+  readonly anyRequest?: Access | string;
 }
 
 const OPTION_NAMES = [
@@ -71,26 +80,44 @@ const OPTION_NAMES = [
   'challenges',
   'caseSensitive',
   'problemDetails',
+  'rules',
+  'anyRequest',
 ];
 
-interface Rule {
-  readonly pattern: CompiledPattern;
-  readonly methods: ReadonlySet<string> | undefined;
-  readonly check: AccessCheck;
-  readonly unauthenticated: Denial;
-  readonly forbidden: Denial;
-}
+/** The requirement of a path no rule matches, unless anyRequest() says otherwise. */
+const DENY_BY_DEFAULT = makeRule(
+  'anyRequest (default)',
+  Access.authenticated(),
+  compilePattern('.*', false),
+  undefined,
+);
 
 /**
  * The URL-rule authorizer (SPEC.md's `RequestMatcherAuthorizer`), created by
  * {@link AuthorizationManager.requestMatcher}.
  *
- * Rules are regular expressions over the decoded, normalized path (no query). Each
- * is fully anchored (`^(?:pattern)$`) and compiled once with the `s` and `u` flags;
- * they are tried in the order they were added and the first match wins. A path no
- * rule matches is public, unless {@link RequestMatcherAuthorizer.anyRequest} sets a
- * catch-all. Lookup skips rules whose literal prefix the path lacks, so a thousand
- * rules cost little more than a few, with the same result as a linear scan.
+ * Rules match the decoded, normalized path (no query) and are tried in the order
+ * they were added; the first match wins. Two kinds share one order:
+ *
+ * - **path patterns** ({@link RequestMatcherAuthorizer.requestMatchers}, the
+ *   recommended form): Spring's PathPattern syntax, `/admin/**`, `/users/{id}`,
+ *   `/files/*.pdf`, `/docs/{*rest}`, with the captured variables readable from
+ *   expressions as `path.<name>`;
+ * - **regular expressions** ({@link RequestMatcherAuthorizer.addMatcher}, SPEC.md's
+ *   form): fully anchored (`^(?:pattern)$`), compiled with the `s` and `u` flags.
+ *
+ * **Deny by default:** a path no rule matches requires an authenticated user (401
+ * or the login page for anonymous requests), as in Spring Security 6;
+ * `anyRequest(Access.permitAll())` makes such paths public (SPEC.md's behaviour),
+ * `anyRequest(Access.denyAll())` closes them.
+ *
+ * Rules are checked when added: a pattern that can never match a request path, a
+ * rule wholly shadowed by earlier ones (where decidable: a literal path or path
+ * pattern against the earlier rules, methods included), a regex that can
+ * backtrack catastrophically and a regex that looks like a glob (`/admin/*`) are
+ * refused with a {@link ConfigurationError} naming the rule. Lookup skips rules
+ * whose literal prefix the path lacks, so a thousand rules cost little more than a
+ * few, with the same result as a linear scan.
  *
  * Matching is case-insensitive by default, see {@link RequestMatcherAuthorizer.caseSensitive}.
  *
@@ -100,14 +127,16 @@ interface Rule {
  * const authorizer = AuthorizationManager.requestMatcher()
  *   .loginUrl('/login')
  *   .httpBasic()
- *   .addMatcher('/login|/assets/.*', Access.permitAll())
- *   .addMatcher('/admin(?:/.*)?', new Access().roles(['ADMIN']))
- *   .addMatcher('/api/users', new Access().authorities(['users:write']), { methods: ['POST'] })
+ *   .requestMatchers(['/login', '/assets/**'], Access.permitAll())
+ *   .requestMatchers('/admin/**', new Access().roles(['ADMIN']))
+ *   .requestMatchers('/users/{id}', Access.expression("path.id == principal.username"))
+ *   .requestMatchers('/api/users', new Access().authorities(['users:write']), { methods: ['POST'] })
  *   .anyRequest(new Access());
  * ```
  */
 export class RequestMatcherAuthorizer implements Authorizer {
   readonly #index = new RuleIndex<Rule>();
+  readonly #rules: Rule[] = [];
   #anyRequest: Rule | undefined;
   #caseSensitive = false;
   #loginUrl: string | undefined;
@@ -137,6 +166,7 @@ export class RequestMatcherAuthorizer implements Authorizer {
     }
     if (o.problemDetails !== undefined)
       this.problemDetails(booleanOption('problemDetails', o.problemDetails, false));
+    applyRuleOptions(this, o.rules, o.anyRequest);
   }
 
   /**
@@ -217,13 +247,13 @@ export class RequestMatcherAuthorizer implements Authorizer {
    * and narrow permit rules. `iu` matching uses Unicode case folding: `ſ` (U+017F)
    * matches `s` and the Kelvin sign (U+212A) `k`, which Express's ASCII folding does not.
    *
-   * Must be called before the first {@link RequestMatcherAuthorizer.addMatcher}. A
-   * RegExp rule with the `i` flag stays case-insensitive.
+   * Must be called before the first rule. Applies to path patterns and regex rules;
+   * a RegExp rule with the `i` flag stays case-insensitive.
    * @defaultValue `false`
    */
   caseSensitive(caseSensitive = true): this {
     if (this.#index.size > 0) {
-      throw new ConfigurationError('caseSensitive', 'must be set before the first addMatcher()');
+      throw new ConfigurationError('caseSensitive', 'must be set before the first rule');
     }
     this.#caseSensitive = booleanOption('caseSensitive', caseSensitive, true);
     return this;
@@ -239,36 +269,144 @@ export class RequestMatcherAuthorizer implements Authorizer {
   }
 
   /**
-   * Adds a rule: paths matching `pattern` (fully anchored, see the class) need
-   * `access`. A RegExp keeps its `i` flag; `g`, `y`, `m` and `d` are dropped.
-   * @throws ConfigurationError for an invalid pattern, or after {@link RequestMatcherAuthorizer.anyRequest}
+   * Adds rules written as Spring path patterns (Spring Security 6's
+   * `requestMatchers("/admin/**").hasRole("ADMIN")`): paths matching any of
+   * `patterns` need `access`. One rule per pattern, in order.
+   *
+   * - `?` one character; `*` zero or more characters within a segment (a whole
+   *   segment `*` at least one); `**` zero or more segments, as the last segment only;
+   * - `{name}` a segment (or the rest of a segment part, `{name}.pdf`), captured;
+   *   `{name:regex}` the same, matching the regex (no capturing groups, checked for
+   *   ReDoS); `{*name}` zero or more trailing segments, captured with their
+   *   leading `/` (`''` for none), last segment only;
+   * - everything else is literal, compared with the decoded, normalized path, case-
+   *   insensitively unless {@link RequestMatcherAuthorizer.caseSensitive}.
+   *
+   * As in Spring 6, a trailing slash is not optional: `/users` does not match
+   * `/users/`. `/admin/**` matches `/admin`, `/admin/` and everything below.
+   * Captured variables are read by expressions as `path.<name>`:
+   * `Access.expression('path.id == principal.username')` on `/users/{id}`; an
+   * expression that reads a variable the pattern does not capture is refused.
+   *
+   * @throws ConfigurationError for a pattern Spring refuses or that can never match,
+   * a rule shadowed by earlier rules, or after {@link RequestMatcherAuthorizer.anyRequest}
+   *
+   * @example
+   * ```ts
+   * matcher
+   *   .requestMatchers(['/', '/login', '/assets/**'], Access.permitAll())
+   *   .requestMatchers('/users/{id}/**', Access.expression("path.id == principal.username or hasRole('ADMIN')"))
+   *   .requestMatchers('/admin/**', new Access().roles(['ADMIN']), { methods: ['POST', 'DELETE'] });
+   * ```
+   */
+  requestMatchers(
+    patterns: string | readonly string[],
+    access: Access,
+    options?: MatcherOptions | string,
+  ): this {
+    const list: readonly unknown[] = typeof patterns === 'string' ? [patterns] : patterns;
+    if (!Array.isArray(list) || list.length === 0) {
+      throw new ConfigurationError(
+        'requestMatchers',
+        'takes a path pattern or a non-empty array of them',
+      );
+    }
+    const methods = matcherMethods('requestMatchers', options);
+    const checked = requireAccess(access);
+    for (const pattern of list) {
+      if (typeof pattern !== 'string') {
+        throw new ConfigurationError(
+          'pattern',
+          'must be a path pattern string such as "/admin/**"',
+        );
+      }
+      this.#add(
+        'requestMatchers',
+        compilePathPattern(pattern, this.#caseSensitive),
+        checked,
+        methods,
+      );
+    }
+    return this;
+  }
+
+  /**
+   * Adds a rule written as a regular expression (SPEC.md's `add_matcher`): paths
+   * matching `pattern` (fully anchored, see the class) need `access`. A RegExp keeps
+   * its `i` flag; `g`, `y`, `m` and `d` are dropped. Prefer
+   * {@link RequestMatcherAuthorizer.requestMatchers}: `/admin/*` is a path pattern
+   * there, while here it would be the regex "/admin and slashes" (refused, with a hint).
+   *
+   * Refused with a {@link ConfigurationError}: an invalid regex; one that looks like a
+   * glob; one that cannot match an absolute path (`admin/.*`); one that can backtrack
+   * catastrophically (`^/(a+)+$`: checked by a quick proof, else by the `recheck`
+   * analyser, loaded on first use); a rule shadowed by earlier rules.
    */
   addMatcher(pattern: string | RegExp, access: Access, options?: MatcherOptions | string): this {
-    if (this.#anyRequest) {
-      throw new ConfigurationError('addMatcher', 'a rule after anyRequest() could never match');
-    }
-    const methods = matcherMethods(options);
+    const methods = matcherMethods('addMatcher', options);
+    const checked = requireAccess(access);
     const compiled = compilePattern(pattern, this.#caseSensitive);
-    const label = methods ? `${compiled.source} [${[...methods].join(', ')}]` : compiled.source;
-    this.#index.add(makeRule(label, requireAccess(access), compiled, methods));
+    checkRegexRule(compiled);
+    this.#add('addMatcher', compiled, checked, methods);
     return this;
   }
 
-  /** Sets the requirement of every path no rule matched; must be the last rule. */
+  /**
+   * Sets the requirement of every path no rule matched; must be the last rule.
+   * Without it such a path requires an authenticated user (deny by default);
+   * `anyRequest(Access.permitAll())` makes it public, as SPEC.md's "a path that
+   * matches no rule is public".
+   */
   anyRequest(access: Access): this {
     if (this.#anyRequest) throw new ConfigurationError('anyRequest', 'is already set');
-    this.#anyRequest = makeRule('anyRequest', requireAccess(access), undefined, undefined);
+    this.#anyRequest = makeRule(
+      'anyRequest',
+      requireAccess(access),
+      compilePattern('.*', false),
+      undefined,
+    );
     return this;
   }
 
-  /** Decides a request: the first matching rule's requirement, else the catch-all, else granted. Pure. */
+  #add(
+    owner: string,
+    pattern: CompiledPattern,
+    access: Access,
+    methods: ReadonlySet<string> | undefined,
+  ): void {
+    if (this.#anyRequest) {
+      throw new ConfigurationError(
+        owner,
+        `${pattern.source}: a rule after anyRequest() could never match`,
+      );
+    }
+    const label = methods ? `${pattern.source} [${[...methods].join(', ')}]` : pattern.source;
+    const rule = makeRule(label, access, pattern, methods);
+    const shadows = shadowingRules(this.#rules, rule);
+    if (shadows !== undefined) {
+      throw new ConfigurationError(
+        'pattern',
+        `the rule ${rule.description} can never apply: every path it matches is matched ` +
+          `first by ${shadows.map((shadow) => shadow.description).join(' and ')}. Put the more ` +
+          'specific rule first',
+      );
+    }
+    this.#rules.push(rule);
+    this.#index.add(rule);
+  }
+
+  /**
+   * Decides a request: the first matching rule's requirement, else the catch-all,
+   * else an authenticated user is required (deny by default). Pure.
+   */
   authorize(
     user: AuthenticatedUser | null,
     request: SecurityRequest,
   ): AuthorizationDecision | Promise<AuthorizationDecision> {
-    const rule = this.#index.find(request.path, request.method) ?? this.#anyRequest;
-    if (!rule) return GRANTED;
-    const outcome = rule.check(user);
+    const rule =
+      this.#index.find(request.path, request.method) ?? this.#anyRequest ?? DENY_BY_DEFAULT;
+    const outcome =
+      rule.capture === undefined ? rule.check(user) : rule.check(user, rule.capture(request.path));
     return typeof outcome === 'string'
       ? decide(rule, outcome)
       : outcome.then((resolved) => decide(rule, resolved));
@@ -327,40 +465,4 @@ export class RequestMatcherAuthorizer implements Authorizer {
       ? request.path === login
       : request.path.toLowerCase() === login.toLowerCase();
   }
-}
-
-function makeRule(
-  label: string,
-  access: Access,
-  pattern: CompiledPattern | undefined,
-  methods: ReadonlySet<string> | undefined,
-): Rule {
-  const rule = `${label} → ${access.toString()}`;
-  return {
-    pattern: pattern ?? compilePattern('.*', false),
-    methods,
-    check: access.check,
-    unauthenticated: Object.freeze({ granted: false, reason: 'unauthenticated', rule }),
-    forbidden: Object.freeze({ granted: false, reason: 'forbidden', rule }),
-  };
-}
-
-function requireAccess(access: unknown): Access {
-  if (!(access instanceof Access)) {
-    throw new ConfigurationError('access', 'must be an Access, e.g. new Access().roles([...])');
-  }
-  return access;
-}
-
-function matcherMethods(
-  options: MatcherOptions | string | undefined,
-): ReadonlySet<string> | undefined {
-  const raw =
-    typeof options === 'string'
-      ? options
-      : checkOptionNames('addMatcher', options, ['methods']).methods;
-  if (raw === undefined) return undefined;
-  const methods = new Set(requireMethods('methods', raw));
-  if (methods.has('GET')) methods.add('HEAD');
-  return methods;
 }

@@ -20,7 +20,9 @@ interface TrieNode {
 /**
  * Finds the first rule, in insertion order, whose pattern matches a path: the same
  * answer as a linear scan, without running the regular expression of rules that
- * cannot match.
+ * cannot match. Regex rules and path-pattern rules (compiled to a regex whose
+ * prefix is the literal text up to the first wildcard or variable) share the
+ * index, so first-match-wins order holds across both.
  *
  * Each rule's literal prefix is stored in a radix tree (one for case-sensitive rules,
  * one, lower-cased, for case-insensitive ones). Walking the path through the tries
@@ -160,5 +162,10 @@ function collect(root: TrieNode, path: string, fold: boolean, lists: number[][])
 }
 
 function applies(rule: IndexedRule, path: string, method: string): boolean {
-  return (rule.methods === undefined || rule.methods.has(method)) && rule.pattern.regex.test(path);
+  const { pattern } = rule;
+  return (
+    (rule.methods === undefined || rule.methods.has(method)) &&
+    pattern.regex.test(path) &&
+    (pattern.check === undefined || pattern.check(path))
+  );
 }

@@ -16,12 +16,16 @@ export interface LiteralNode<V extends LiteralValue = LiteralValue> {
   readonly value: V;
 }
 
-/** Where a reference starts: the user (`principal`) or the evaluation's arguments (`args`). */
-export type ReferenceRoot = 'principal' | 'args';
+/**
+ * Where a reference starts: the user (`principal`), the evaluation's arguments
+ * (`args`: tRPC input, GraphQL field arguments) or the variables a URL path pattern
+ * captured (`path`: `/users/{id}` → `path.id`).
+ */
+export type ReferenceRoot = 'principal' | 'args' | 'path';
 
 /**
  * A read-only path into the user or the arguments, e.g. `principal.username`
- * (`{ root: 'principal', path: ['username'] }`) or `args.post.authorId`.
+ * (`{ root: 'principal', path: ['username'] }`), `args.post.authorId` or `path.id`.
  */
 export interface ReferenceNode {
   readonly type: 'reference';

@@ -152,6 +152,8 @@ export const expr = Object.freeze({
   principal: (...path: string[]): ReferenceNode => reference('principal', path),
   /** `args.<path>`: at least one segment (identifiers, or digits for array indexes). */
   args: (...path: string[]): ReferenceNode => reference('args', path),
+  /** `path.<name>`: a variable captured by the URL rule's path pattern (`/users/{id}` → `'id'`). */
+  path: (name: string): ReferenceNode => reference('path', [name]),
   /** A literal: a string, a finite number, a boolean or `null`. */
   literal: <V extends LiteralValue>(value: V): LiteralNode<V> =>
     literal('literal', value) as LiteralNode<V>,

@@ -1,4 +1,4 @@
-import type { AnyExpressionNode, CallNode, ExpressionNode } from './ast.js';
+import type { AnyExpressionNode, CallNode, ExpressionNode, ReferenceNode } from './ast.js';
 import { asyncJunction, asyncNot } from './async-logic.js';
 import { customCheck, type FailureReport } from './custom.js';
 import type { CustomFunction } from './functions.js';
@@ -90,19 +90,39 @@ function compileCall(node: CallNode, context: CompileContext): CompiledNode {
 
 /** Whether the tree reads `args`. @internal */
 export function readsArgs(node: AnyExpressionNode): boolean {
+  return references(node).some((reference) => reference.root === 'args');
+}
+
+/** The names of the `path.<name>` variables the tree reads, each once, in order. @internal */
+export function pathVariableNames(node: AnyExpressionNode): readonly string[] {
+  const names = references(node)
+    .filter((reference) => reference.root === 'path')
+    .map((reference) => reference.path[0] ?? '');
+  return Object.freeze([...new Set(names)]);
+}
+
+/** Every reference of the tree, left to right. */
+function references(node: AnyExpressionNode, into: ReferenceNode[] = []): ReferenceNode[] {
   switch (node.type) {
     case 'reference':
-      return node.root === 'args';
+      into.push(node);
+      break;
     case 'literal':
-      return false;
+      break;
     case 'call':
-      return node.args.some(readsArgs);
+      for (const arg of node.args) references(arg, into);
+      break;
     case 'compare':
-      return readsArgs(node.left) || readsArgs(node.right);
+      references(node.left, into);
+      references(node.right, into);
+      break;
     case 'not':
-      return readsArgs(node.operand);
+      references(node.operand, into);
+      break;
     case 'and':
     case 'or':
-      return node.operands.some(readsArgs);
+      for (const operand of node.operands) references(operand, into);
+      break;
   }
+  return into;
 }

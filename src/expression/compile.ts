@@ -1,7 +1,7 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError, DeadlineExceededError } from '../core/errors.js';
 import type { ExpressionNode } from './ast.js';
-import { compileNode, readsArgs } from './compile-node.js';
+import { compileNode, pathVariableNames, readsArgs } from './compile-node.js';
 import type { CheckExpression } from './expression-types.js';
 import type { FunctionSignatures } from './functions.js';
 import type { MaybeAsyncCheck } from './logic.js';
@@ -20,6 +20,11 @@ interface CompiledExpressionBase {
   readonly source: string;
   /** Whether the expression reads `args` (callers without arguments may skip building them). */
   readonly usesArgs: boolean;
+  /**
+   * The `path.<name>` variables the expression reads (URL rules with a path pattern
+   * capture them); empty when it reads none.
+   */
+  readonly pathVariables: readonly string[];
   /** The validated syntax tree (frozen). */
   readonly ast: ExpressionNode;
   /** The canonical text, as {@link CompiledExpressionBase.source}. */
@@ -118,7 +123,13 @@ export function compileExpression(
     custom: resolved.custom,
     report: { expression: source, events: resolved.events },
   });
-  const base = { source, usesArgs: readsArgs(ast), ast, toString: () => source };
+  const base = {
+    source,
+    usesArgs: readsArgs(ast),
+    pathVariables: pathVariableNames(ast),
+    ast,
+    toString: () => source,
+  };
   return Object.freeze(
     compiled.async
       ? { ...base, async: true, evaluate: asyncEvaluator(compiled.check) }

@@ -22,7 +22,7 @@ type BuiltInFunction = BuiltInFunctions[number];
 type Keyword = 'and' | 'or' | 'not' | 'true' | 'false' | 'null';
 /** Keywords that may be followed by `(`: `not (a)`, `a and(b)`. */
 type OperatorKeyword = 'and' | 'or' | 'not';
-type ReferenceRoot = 'principal' | 'args';
+type ReferenceRoot = 'principal' | 'args' | 'path';
 
 type Whitespace = ' ' | '\t' | '\n' | '\r';
 type Digit = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9';
@@ -167,7 +167,7 @@ type CheckIdentifier<
         ? true
         : [Id] extends [BuiltInFunction | (string extends F ? never : F)]
           ? `portcullis: '${Id}' at column ${Column<Source, `${Id}${Rest}`>} is a function, call it as ${Id}(...)`
-          : `portcullis: unknown name '${Id}' at column ${Column<Source, `${Id}${Rest}`>}${Suggestion<Id, ['permitAll', 'principal', 'args'], never>}`;
+          : `portcullis: unknown name '${Id}' at column ${Column<Source, `${Id}${Rest}`>}${Suggestion<Id, ['permitAll', 'principal', 'args', 'path'], never>}`;
 
 /**
  * `[identifier, rest]`: the identifier characters at the start of `S`, after `Id`;
@@ -286,7 +286,7 @@ type CheckLiteral<S extends string, F extends string> = S extends string
  *
  * Checked: every `name(` is a built-in function, one of `CustomFunctions` or
  * `and`/`or`/`not`; every bare name is `permitAll`, a keyword (`and`, `or`, `not`,
- * `true`, `false`, `null`, any case) or `principal`/`args` (their `.segments` are
+ * `true`, `false`, `null`, any case) or `principal`/`args`/`path` (their `.segments` are
  * not checked); parentheses balance; strings are terminated (backslash escapes
  * honoured); no character outside the grammar (a lone `=`, `&`, `|`, `@`, …).
  * Argument counts and types, operator placement and reference paths are checked

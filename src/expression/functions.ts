@@ -117,7 +117,7 @@ export const BUILTINS: ReadonlyMap<string, Signature> = new Map([
 
 /** Words that cannot name a custom function. @internal */
 export const RESERVED = new Set(['and', 'or', 'not', 'true', 'false', 'null']);
-const ROOTS = new Set(['principal', 'args']);
+const ROOTS = new Set(['principal', 'args', 'path']);
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/u;
 const KINDS = new Set<unknown>(['string', 'reference', 'value']);
 const MAX_PARAMS = 16;

@@ -15,6 +15,9 @@ import type { ResolvedOptions } from './options.js';
 import { arity, asArgument, asCondition, asValue, isKeyword, show } from './parse-checks.js';
 import { referenceNode as reference } from './references.js';
 
+/** The built-in functions whose arguments name roles or authorities. */
+const RIGHTS = new Set(['hasRole', 'hasAnyRole', 'hasAuthority', 'hasAnyAuthority']);
+
 /**
  * Parses and validates an expression (grammar, functions, arities, argument kinds,
  * condition types, references, limits). Recursion is bounded: every level that can
@@ -181,12 +184,14 @@ class Parser {
         );
     }
     if (this.#lexer.peek().kind === '(') return this.#call(token);
-    if (name === 'principal' || name === 'args') return reference(this.#lexer, token);
+    if (name === 'principal' || name === 'args' || name === 'path') {
+      return reference(this.#lexer, token);
+    }
     if (name === 'permitAll') return callNode(name, []);
     const signatures = this.#options.signatures;
     const hint = signatures.has(name)
       ? ` (a function: write ${name}(…))`
-      : didYouMean(name, ['principal', 'args', 'permitAll']);
+      : didYouMean(name, ['principal', 'args', 'path', 'permitAll']);
     throw this.#lexer.error(
       'ERR_EXPRESSION_UNKNOWN_REFERENCE',
       `Unknown name "${name}"${hint}`,
@@ -218,7 +223,16 @@ class Parser {
           start.start,
         );
       }
-      args.push(asArgument(lexer, node, name.text, signature.kind(args.length), start));
+      const argument = asArgument(lexer, node, name.text, signature.kind(args.length), start);
+      if (RIGHTS.has(name.text) && argument.type === 'literal' && argument.value === '') {
+        // `hasRole('')` can never hold (no user has an empty role): a typo, refused.
+        throw lexer.error(
+          'ERR_EXPRESSION_ARGUMENT_TYPE',
+          `${name.text}() takes non-empty names`,
+          start.start,
+        );
+      }
+      args.push(argument);
       if (lexer.peek().kind === ',') lexer.next();
       else close = this.#close(open, 'Expected "," or ")"');
     }

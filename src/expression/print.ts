@@ -57,8 +57,8 @@ function print(input: unknown, depth: number): string {
       return printLiteral(node.value);
     case 'reference': {
       const { root, path } = node;
-      if ((root !== 'args' && root !== 'principal') || !isStringArray(path)) {
-        malformed('a reference needs root "args" or "principal" and a path of strings');
+      if ((root !== 'args' && root !== 'principal' && root !== 'path') || !isStringArray(path)) {
+        malformed('a reference needs root "args", "principal" or "path" and a path of strings');
       }
       const problem = checkReference(root, path);
       // Unknown fields print (and fail in the parser with a column); bad segments cannot.

@@ -5,6 +5,7 @@ import type { Lexer, Token } from './lexer.js';
 /** The readable fields of `principal`; `attributes` needs a further name. */
 const PRINCIPAL_FIELDS = ['username', 'authenticationMethod', 'attributes'];
 const SEGMENT = /^(?:[A-Za-z_$][A-Za-z0-9_$]*|[0-9]+)$/u;
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/u;
 
 /** Why a reference path is invalid, and at which segment (-1: the root). @internal */
 export interface ReferenceProblem {
@@ -13,7 +14,8 @@ export interface ReferenceProblem {
 }
 
 /**
- * Checks a reference: `args.<path>` (at least one segment), `principal.username`,
+ * Checks a reference: `args.<path>` (at least one segment), `path.<name>` (one
+ * identifier), `principal.username`,
  * `principal.authenticationMethod` or `principal.attributes.<name>(.<name>)*`.
  * Segments are identifiers or digits. `undefined` when valid.
  *
@@ -31,6 +33,15 @@ export function checkReference(
     return path.length === 0
       ? { segment: -1, problem: '"args" needs a path, e.g. args.postId' }
       : undefined;
+  }
+  if (root === 'path') {
+    if (path.length === 0) {
+      return { segment: -1, problem: '"path" needs a variable name, e.g. path.id' };
+    }
+    if (!IDENTIFIER.test(path[0] ?? '')) {
+      return { segment: 0, problem: 'A path variable is named by an identifier, e.g. path.id' };
+    }
+    return path.length > 1 ? { segment: 1, problem: 'A path variable has no fields' } : undefined;
   }
   const [field] = path;
   if (field === undefined) {

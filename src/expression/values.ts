@@ -1,6 +1,7 @@
 import { types } from 'node:util';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import type { ReferenceNode, ValueNode } from './ast.js';
+import { PathVariables } from './path-variables.js';
 
 /** Resolves a value of an expression for one evaluation. @internal */
 export type Resolve = (user: AuthenticatedUser | null, args: unknown) => unknown;
@@ -75,6 +76,13 @@ export function resolver(node: ValueNode): Resolve {
 }
 
 function referenceResolver({ root, path }: ReferenceNode): Resolve {
+  if (root === 'path') {
+    // URL rules evaluate with the captured variables in place of args; elsewhere
+    // (tRPC, GraphQL) there is no path and the reference reads as missing.
+    const name = path[0] ?? '';
+    return (_user, variables) =>
+      variables instanceof PathVariables ? variables.get(name) : undefined;
+  }
   if (root === 'args') {
     const [first, second] = path;
     if (path.length === 1 && first !== undefined) return (_user, args) => ownData(args, first);

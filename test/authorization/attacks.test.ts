@@ -9,12 +9,16 @@ import type { AuthenticatedUser } from '../../src/core/index.js';
 import { request, user } from './helpers.js';
 import { authorizeSync } from './sync.js';
 
-/** The rules of a typical app: `/admin` and everything under it needs ADMIN. */
+/**
+ * The rules of a typical app: `/admin` and everything under it needs ADMIN, the
+ * rest of the site is public (an explicit choice: unmatched paths need a login).
+ */
 function rules(caseSensitive = false) {
   return AuthorizationManager.requestMatcher()
     .caseSensitive(caseSensitive)
     .httpBasic()
-    .addMatcher('^/admin(?:/.*)?', new Access().roles(['ADMIN']));
+    .addMatcher('^/admin(?:/.*)?', new Access().roles(['ADMIN']))
+    .anyRequest(Access.permitAll());
 }
 
 /** Firewall, then authorizer, as the SecurityTransform runs them: the status answered (200 = handler). */
@@ -97,7 +101,8 @@ describe('attacks on URL rules', () => {
   it('absolute-form targets are matched on their path', () => {
     expect(status('http://evil.example/admin')).toBe(401);
     expect(status('HTTPS://evil.example:8443/admin/x?y=1')).toBe(401);
-    expect(status('http://user@evil.example/admin')).toBe(401);
+    // Userinfo in the authority is not a valid host[:port]: refused by the firewall.
+    expect(status('http://user@evil.example/admin')).toBe(400);
     expect(status('http://evil.example\\admin')).toBe(400);
   });
 

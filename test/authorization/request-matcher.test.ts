@@ -22,20 +22,29 @@ describe('RequestMatcherAuthorizer.authorize', () => {
     expect(AuthorizationManager.requestMatcher()).toBeInstanceOf(RequestMatcherAuthorizer);
   });
 
-  it('grants an unmatched path (public) unless anyRequest is set', () => {
-    const open = AuthorizationManager.requestMatcher().addMatcher('/admin/.*', admin);
-    expect(authorizeSync(open, null, request('/public'))).toBe(GRANTED);
-    const closed = AuthorizationManager.requestMatcher()
-      .addMatcher('/admin/.*', admin)
-      .anyRequest(new Access());
+  it('denies by default: an unmatched path needs a login; anyRequest(permitAll) makes it public', () => {
+    const closed = AuthorizationManager.requestMatcher().addMatcher('/admin/.*', admin);
     const decision = denial(authorizeSync(closed, null, request('/public')));
     expect(decision.reason).toBe('unauthenticated');
-    expect(decision.rule).toBe('anyRequest → isAuthenticated()');
+    expect(decision.rule).toBe('anyRequest (default) → isAuthenticated()');
     expect(authorizeSync(closed, user(), request('/public'))).toBe(GRANTED);
+    const explicit = AuthorizationManager.requestMatcher()
+      .addMatcher('/admin/.*', admin)
+      .anyRequest(new Access());
+    expect(denial(authorizeSync(explicit, null, request('/public'))).rule).toBe(
+      'anyRequest → isAuthenticated()',
+    );
+    // SPEC.md's "a path that matches no rule is public", as an explicit choice.
+    const open = AuthorizationManager.requestMatcher()
+      .addMatcher('/admin/.*', admin)
+      .anyRequest(Access.permitAll());
+    expect(authorizeSync(open, null, request('/public'))).toBe(GRANTED);
   });
 
   it('anchors patterns fully: no substring matches', () => {
-    const authorizer = AuthorizationManager.requestMatcher().addMatcher('/admin', admin);
+    const authorizer = AuthorizationManager.requestMatcher()
+      .addMatcher('/admin', admin)
+      .anyRequest(Access.permitAll());
     expect(denial(authorizeSync(authorizer, null, request('/admin'))).reason).toBe(
       'unauthenticated',
     );
@@ -47,9 +56,12 @@ describe('RequestMatcherAuthorizer.authorize', () => {
   it('tries rules in insertion order, first match wins', () => {
     const authorizer = AuthorizationManager.requestMatcher()
       .addMatcher('/admin/public', Access.permitAll())
-      .addMatcher('/admin/.*', admin)
-      .addMatcher('/admin/public', Access.denyAll());
+      .addMatcher('/admin/.*', admin);
     expect(authorizeSync(authorizer, null, request('/admin/public'))).toBe(GRANTED);
+    // A third rule for /admin/public could never apply: refused (rule-validation.test.ts).
+    expect(thrown(() => authorizer.addMatcher('/admin/public', Access.denyAll())).option).toBe(
+      'pattern',
+    );
     expect(denial(authorizeSync(authorizer, user(), request('/admin/x'))).reason).toBe('forbidden');
     expect(authorizeSync(authorizer, user(['ADMIN']), request('/admin/x'))).toBe(GRANTED);
   });
@@ -67,7 +79,9 @@ describe('RequestMatcherAuthorizer.authorize', () => {
   });
 
   it('matches the decoded, normalized path without the query', () => {
-    const authorizer = AuthorizationManager.requestMatcher().addMatcher('/admin/.*', admin);
+    const authorizer = AuthorizationManager.requestMatcher()
+      .addMatcher('/admin/.*', admin)
+      .anyRequest(Access.permitAll());
     for (const url of ['/%61dmin/x', '/admin/x?next=/public', '/public/../admin/x', '/admin//x']) {
       expect(denial(authorizeSync(authorizer, null, request(url))).reason).toBe('unauthenticated');
     }
@@ -97,7 +111,8 @@ describe('RequestMatcherAuthorizer.authorize', () => {
     const authorizer = AuthorizationManager.requestMatcher()
       .caseSensitive(true)
       .addMatcher('/admin/.*', admin)
-      .addMatcher(/\/ops\/.*/i, admin);
+      .addMatcher(/\/ops\/.*/i, admin)
+      .anyRequest(Access.permitAll());
     expect(denial(authorizeSync(authorizer, null, request('/admin/x'))).reason).toBe(
       'unauthenticated',
     );
@@ -111,7 +126,8 @@ describe('RequestMatcherAuthorizer.authorize', () => {
     const authorizer = AuthorizationManager.requestMatcher()
       .addMatcher('/posts', admin, { methods: ['post', 'DELETE'] })
       .addMatcher('/reports', admin, 'GET')
-      .addMatcher('/posts', Access.permitAll());
+      .addMatcher('/posts', Access.permitAll())
+      .anyRequest(Access.permitAll());
     expect(
       denial(authorizeSync(authorizer, user(), request('/posts', { method: 'POST' }))).reason,
     ).toBe('forbidden');
@@ -231,7 +247,9 @@ describe('RequestMatcherAuthorizer configuration', () => {
       challenges: ['Bearer realm="api"'],
       caseSensitive: true,
       problemDetails: true,
-    }).addMatcher('/admin', admin);
+    })
+      .addMatcher('/admin', admin)
+      .anyRequest(Access.permitAll());
     expect(authorizeSync(authorizer, null, request('/ADMIN'))).toBe(GRANTED);
     const response = authorizer.onDenied(
       denial(authorizeSync(authorizer, null, request('/admin'))),

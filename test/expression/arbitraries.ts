@@ -28,7 +28,8 @@ export const NAMES = [
   '😀',
 ];
 /** Names an expression may check: every held name and some odd ones. */
-const CHECKED = [...NAMES, '', 'line\nbreak', 'bidi\u202e', "') or permitAll() or ('", 'toString'];
+// No '': an empty role or authority name is refused when the expression is parsed.
+const CHECKED = [...NAMES, 'line\nbreak', 'bidi\u202e', "') or permitAll() or ('", 'toString'];
 const KEYS = ['a', 'b', '0', '1', 'post', 'id', '__proto__', 'constructor', 'and', 'or', 'not'];
 const STRINGS = ['alice', 'bob', '', 'x', '1', "it's", 'ADMIN'];
 

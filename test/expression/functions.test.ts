@@ -19,7 +19,6 @@ describe('role and authority functions', () => {
     ["hasRole('admin')", false],
     ["hasRole('ROLE_ADMIN')", false],
     ["hasRole('ADMIN ')", false],
-    ["hasRole('')", false],
     ["hasAnyRole('GUEST', 'USER')", true],
     ["hasAnyRole('GUEST', 'OTHER')", false],
     ["hasAnyRole('ADMIN')", true],
