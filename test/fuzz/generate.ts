@@ -398,7 +398,7 @@ export class RequestGenerator {
       ['Connection', 'close'],
       ['Content-Type', 'application/json'],
     ];
-    const style = r.int(6);
+    const style = r.int(8);
     const line = `${r.pick(['POST', 'GET', 'PUT'])} ${path} HTTP/1.1`;
     let tail: string;
     if (style === 0) {
@@ -412,8 +412,15 @@ export class RequestGenerator {
       tail = `Expect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
     } else if (style === 4) {
       tail = `Transfer-Encoding: gzip, chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
-    } else {
+    } else if (style === 5) {
       tail = `Content-Length: ${body.length}\r\n\r\n${body}GET / HTTP/1.1\r\nHost: x\r\n\r\n`;
+    } else if (style === 6) {
+      // A body that claims an encoding it does not have.
+      const encoding = r.pick(['gzip', 'deflate', 'br', 'identity', 'x-unknown']);
+      tail = `Content-Encoding: ${encoding}\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    } else {
+      const encoded = Buffer.from(body, 'utf16le').toString('latin1');
+      tail = `Content-Type: application/json; charset=utf-16le\r\nContent-Length: ${encoded.length}\r\n\r\n${encoded}`;
     }
     const head = headers.map(([n, v]) => `${n}: ${v}\r\n`).join('');
     return {
