@@ -16,8 +16,8 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
  * character zero).
  *
  * Base64 decoders skip whitespace and ignore padding and spare bits, so without
- * this check `abc\tdef`, `abcdef=` and `abcdeg` would verify as the same token as
- * `abcdef`: one token, many spellings, each a miss of anything keyed by the token
+ * this check the segments `ab\tQ`, `abQ=` and `abR` would decode as `abQ` does (the
+ * same two bytes): one token, many spellings, each a miss of anything keyed by the token
  * (the verified-token cache) and each a "new" token to a log or a deny list. A
  * token that fails this check is malformed before anything is decoded.
  *
