@@ -1,11 +1,14 @@
+import { deadlineExceeded } from '../core/deadline.js';
+import { UnavailableError } from '../core/errors.js';
 import { summarize } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import { User } from '../core/user.js';
 import { OAuth2Error, type OAuth2ErrorCode } from './errors.js';
 import type { RoutesSettings } from './routes-options.js';
-import { asOAuth2Error, failure, redirect, type Outcome } from './routes-outcome.js';
+import { asOAuth2Error, failure, plain, redirect, type Outcome } from './routes-outcome.js';
 import { currentUrl, queryOf, repeatedParameter, sameText } from './routes-request.js';
 import type { SpentTransactions } from './transaction-replay.js';
+import { withDeadline } from '../lib/deadline.js';
 import {
   isExpired,
   readTransactions,
@@ -78,17 +81,26 @@ export async function finishLogin(
   let sessionCookie: string;
   let username: string;
   try {
-    const user = await settings.mapper(result.user, {
-      registrationId,
-      tokens: result.tokens,
-      request,
-    });
+    const ms = settings.mapperTimeoutMs;
+    const mapped = Promise.resolve().then(() =>
+      settings.mapper(result.user, { registrationId, tokens: result.tokens, request }),
+    );
+    const user = await withDeadline(mapped, ms, () =>
+      deadlineExceeded('oauth2-mapper', ms, settings.events, request),
+    );
     if (!(user instanceof User)) {
       return fail(new OAuth2Error('ERR_OAUTH2_USER_REFUSED', 'The application refused the user'));
     }
     username = user.username;
     sessionCookie = await settings.sessions.logIn(user);
   } catch (error) {
+    if (error instanceof UnavailableError) {
+      // Fail closed: nobody is logged in; the spent transaction's cookie is dropped.
+      return {
+        ...plain(503, 'Service Unavailable', { 'retry-after': String(error.retryAfter) }),
+        setCookies: [rest],
+      };
+    }
     return fail(asOAuth2Error(error, 'ERR_OAUTH2_USER_REFUSED', 'The user could not be logged in'));
   }
   publishSuccess(settings, request, username);

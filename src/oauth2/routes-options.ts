@@ -1,3 +1,4 @@
+import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
@@ -54,6 +55,13 @@ export interface OAuth2LoginOptions {
   /** @defaultValue username `` `${provider}:${subject}` ``, role `USER` */
   readonly mapper?: OAuth2UserMapper;
   /**
+   * How long the mapper may take, in milliseconds (1 to 600,000). Past it the callback
+   * answers 503 with `Retry-After` (nobody is logged in) and a `deadline-exceeded`
+   * event (operation `oauth2-mapper`) is published.
+   * @defaultValue `5_000`
+   */
+  readonly mapperTimeoutMs?: number;
+  /**
    * Iron passwords sealing the transaction cookie (each ≥ 32 characters; a separate
    * key is derived from each). @defaultValue the `SessionAuthenticator`'s passwords
    */
@@ -92,6 +100,7 @@ export interface RoutesSettings {
   readonly clients: OAuth2ClientSource;
   readonly sessions: OAuth2LoginSessions;
   readonly mapper: OAuth2UserMapper;
+  readonly mapperTimeoutMs: number;
   readonly loginUrl: string;
   readonly defaultTarget: string;
   readonly targetParameter: string;
@@ -108,6 +117,7 @@ const OPTIONS = [
   'clients',
   'sessions',
   'mapper',
+  'mapperTimeoutMs',
   'passwords',
   'loginUrl',
   'defaultTarget',
@@ -162,6 +172,10 @@ export function resolveRoutes(options: OAuth2LoginOptions): RoutesSettings {
     clients: clientSource(options),
     sessions,
     mapper,
+    mapperTimeoutMs: requireDeadline(
+      'mapperTimeoutMs',
+      options.mapperTimeoutMs ?? DEFAULT_DEADLINES.loadUserMs,
+    ),
     loginUrl: samePath('loginUrl', options.loginUrl ?? '/login'),
     defaultTarget: samePath('defaultTarget', options.defaultTarget ?? '/'),
     targetParameter: requireName('targetParameter', options.targetParameter ?? 'continue'),
