@@ -5,6 +5,7 @@ import { ConfigurationError } from '../core/errors.js';
 import { SecurityTransform, type SecurityOutcome } from '../transform/index.js';
 import { isPromiseLike } from '../lib/promise.js';
 import { nodeRequestView } from '../lib/request-views.js';
+import { mergeVary } from '../lib/vary.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -62,6 +63,12 @@ export const portcullis: FastifyPluginCallback<PortcullisFastifyOptions> = Objec
           return;
         }
         request.user = result.user;
+        if (result.headers) {
+          for (const [name, value] of Object.entries(result.headers)) {
+            const existing = name === 'vary' ? reply.getHeader('vary') : undefined;
+            reply.header(name, existing === undefined ? value : mergeVary(String(existing), value));
+          }
+        }
         SecurityContext.run(result.user, () => {
           next();
         });

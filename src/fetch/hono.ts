@@ -4,7 +4,7 @@ import { SecurityHeaders, type SecurityHeadersOptions } from '../headers/index.j
 import type { SecurityTransform } from '../transform/index.js';
 import { setCspNonce, setUser } from './context.js';
 import { decorate } from './headers.js';
-import { check, toResponse } from './security.js';
+import { check, toResponse, withHeaders } from './security.js';
 
 /**
  * The part of Hono's `Context` portcullis uses (structural: portcullis does not
@@ -50,6 +50,12 @@ export function honoSecurity(transform: SecurityTransform): HonoLikeMiddleware {
     setUser(request, outcome.user);
     c.set('user', outcome.user);
     await SecurityContext.run(outcome.user, next);
+    if (outcome.headers) {
+      // In place when the headers are mutable: Hono's `res` setter would copy the old
+      // headers over the new ones.
+      const response = withHeaders(c.res, outcome.headers);
+      if (response !== c.res) c.res = response;
+    }
     return undefined;
   };
 }

@@ -1,6 +1,7 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { SecurityContext } from '../core/context.js';
 import type { SecurityResponse } from '../core/security.js';
+import { mergeVary } from '../lib/vary.js';
 import type { SecurityOutcome, SecurityTransform } from '../transform/index.js';
 import { setUser } from './context.js';
 import { toSecurityRequest } from './request.js';
@@ -52,8 +53,37 @@ export function secure<Args extends unknown[]>(
     if (!outcome.proceed) return toResponse(outcome.response);
     const user = outcome.user;
     setUser(request, user);
-    return SecurityContext.run(user, () => handler(request, { user }, ...args));
+    const response = await SecurityContext.run(user, () => handler(request, { user }, ...args));
+    return outcome.headers ? withHeaders(response, outcome.headers) : response;
   };
+}
+
+/**
+ * The handler's response with the outcome's headers (CORS) added where the handler
+ * set none; `Vary` is merged. A response with immutable headers is copied.
+ *
+ * @internal
+ */
+export function withHeaders(
+  response: Response,
+  headers: Readonly<Record<string, string>>,
+): Response {
+  let target = response;
+  try {
+    apply(target.headers, headers);
+  } catch {
+    // fetch() responses and Response.redirect() have immutable headers.
+    target = new Response(response.body, response);
+    apply(target.headers, headers);
+  }
+  return target;
+}
+
+function apply(target: Headers, headers: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (name === 'vary') target.set('vary', mergeVary(target.get('vary') ?? undefined, value));
+    else if (!target.has(name)) target.set(name, value);
+  }
 }
 
 /** Runs the transform for a Fetch request. @internal */
@@ -67,5 +97,10 @@ export function check(
 
 /** A portcullis response as a Fetch `Response`. @internal */
 export function toResponse(response: SecurityResponse): Response {
-  return new Response(response.body, { status: response.status, headers: response.headers });
+  // A 204 (a preflight's answer), 205 or 304 must have a null body.
+  const empty = response.status === 204 || response.status === 205 || response.status === 304;
+  return new Response(empty ? null : response.body, {
+    status: response.status,
+    headers: response.headers,
+  });
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { SecurityResponse } from '../core/security.js';
 import type { SecurityOutcome, SecurityTransform } from '../transform/index.js';
 import { isPromiseLike } from '../lib/promise.js';
+import { mergeVary } from '../lib/vary.js';
 import { enterContext, type SecuredRequest } from './context.js';
 import { toSecurityRequest } from './request.js';
 
@@ -101,11 +102,30 @@ function run(
     return;
   }
   const apply = (result: SecurityOutcome): void => {
-    if (result.proceed) enterContext(req, result.user, proceed);
-    else send(res, result.response);
+    if (result.proceed) {
+      if (result.headers) addHeaders(res, result.headers);
+      enterContext(req, result.user, proceed);
+    } else send(res, result.response);
   };
   if (isPromiseLike(outcome)) Promise.resolve(outcome).then(apply, fail);
   else apply(outcome);
+}
+
+/**
+ * Sets the outcome's headers (CORS) before the handler runs, so the handler can
+ * still override one; `Vary` is merged with what earlier middleware set.
+ */
+function addHeaders(res: ServerResponse, headers: Readonly<Record<string, string>>): void {
+  if (res.headersSent) return;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name === 'vary') {
+      const existing = res.getHeader('vary');
+      res.setHeader(
+        'vary',
+        mergeVary(existing === undefined ? undefined : String(existing), value),
+      );
+    } else res.setHeader(name, value);
+  }
 }
 
 /** Writes a portcullis response (a denial) to a node response. @internal */
@@ -116,6 +136,10 @@ export function send(res: ServerResponse, response: SecurityResponse): void {
   }
   res.statusCode = response.status;
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  if (response.status === 204 || response.status === 304) {
+    res.end(); // no body and no Content-Length (RFC 9110 §8.6)
+    return;
+  }
   res.setHeader('content-length', Buffer.byteLength(response.body));
   res.end(response.body);
 }
