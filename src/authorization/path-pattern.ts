@@ -117,8 +117,14 @@ export function parsePathPattern(pattern: string, flags: string): ParsedPathPatt
     }
     const segment = compileSegment(text, flags, fail, addVariable);
     segments.push(segment);
-    const constrained = segment.parts.some((part) => part.type === 'variable' && part.regex);
-    if (constrained) {
+    if (isChecked(segment)) {
+      // Matched on its own, so that its wildcards can only backtrack within it.
+      requireSafeRegex(
+        'pattern',
+        `the segment ${JSON.stringify(segment.text)} of ${label}`,
+        segment.matcher.source,
+        flags,
+      );
       groups.push(segment);
       regexSource += '/([^/]+)';
     } else {
@@ -129,10 +135,23 @@ export function parsePathPattern(pattern: string, flags: string): ParsedPathPatt
     tail === undefined && segments.every((segment) => segment.literal !== undefined)
       ? `/${segments.map((segment) => segment.literal).join('/')}`
       : undefined;
-  // The whole-path regex is itself checked: several wildcards in one segment
-  // (`{a}.{b}.pdf`) can backtrack super-linearly, like a regex.
+  // The whole-path regex is checked too (one wildcard per segment, so it is linear
+  // but for what the analyser must confirm).
   requireSafeRegex('pattern', `the path pattern ${label}`, regexSource, flags);
   return { segments, tail, variables, literal, regexSource, groups };
+}
+
+/**
+ * Whether a segment is matched on its own rather than inside the whole-path regex:
+ * it has a `{name:regex}` constraint or several wildcards (`{name}.{ext}`).
+ */
+function isChecked(segment: PathSegment): boolean {
+  let wildcards = 0;
+  for (const part of segment.parts) {
+    if (part.type === 'variable' && part.regex !== undefined) return true;
+    if (part.type === 'variable' || part.type === 'star') wildcards++;
+  }
+  return wildcards > 1;
 }
 
 /** Splits at `/` outside braces (a `{name:regex}` may hold a `/`). */
