@@ -18,6 +18,7 @@ import {
   type NodeRequestLike,
 } from '../lib/request-views.js';
 import { rejectUnknownOptions, requireNames } from '../lib/validate.js';
+import { CHALLENGE, challengeOf, requireChallenges } from './challenge.js';
 
 /** Options of {@link createSecurityContext}. */
 export interface SecurityContextOptions {
@@ -37,6 +38,15 @@ export interface SecurityContextOptions {
    * @defaultValue `securityEvents`
    */
   readonly events?: SecurityEvents;
+  /**
+   * The `WWW-Authenticate` challenges of an `UNAUTHENTICATED` denial (RFC 9110
+   * §11.6.1), e.g. `['Bearer realm="api"']`, as the HTTP edge's `challenges` /
+   * `bearer()`. A refused bearer token adds its RFC 6750 error
+   * (`error="invalid_token"`). The denial carries them in `extensions.http.headers`,
+   * which GraphQL Yoga and Apollo Server send as the response's header.
+   * @defaultValue `[]`: a challenge only for a refused credential
+   */
+  readonly challenges?: readonly string[];
 }
 
 /**
@@ -71,7 +81,7 @@ export type GraphQLSecurityContextFactory = (
   input: GraphQLContextInput,
 ) => Promise<GraphQLSecurityContext>;
 
-const KNOWN = ['authenticator', 'connectionParams', 'events'];
+const KNOWN = ['authenticator', 'connectionParams', 'events', 'challenges'];
 
 /**
  * Builds the GraphQL context's `user` (an `AuthenticatedUser`, or `null`) from an
@@ -94,7 +104,7 @@ const KNOWN = ['authenticator', 'connectionParams', 'events'];
 export function createSecurityContext(
   options: SecurityContextOptions,
 ): GraphQLSecurityContextFactory {
-  const { authenticator, names, events } = resolve(options);
+  const { authenticator, names, events, challenges } = resolve(options);
   assertAuthenticatorConfigured(authenticator);
   return async (input) => {
     const request = findRequest(input, names);
@@ -104,7 +114,11 @@ export function createSecurityContext(
     } catch (error) {
       user = authenticatorFailed(authenticator, request, error, events);
     }
-    return { user, [CLIENT_ADDRESS]: request.clientAddress };
+    return {
+      user,
+      [CLIENT_ADDRESS]: request.clientAddress,
+      [CHALLENGE]: challengeOf(challenges, request),
+    };
   };
 }
 
@@ -146,6 +160,7 @@ interface Resolved {
   readonly authenticator: Authenticator;
   readonly names: readonly string[];
   readonly events: SecurityEvents;
+  readonly challenges: readonly string[];
 }
 
 function resolve(options: SecurityContextOptions): Resolved {
@@ -153,7 +168,12 @@ function resolve(options: SecurityContextOptions): Resolved {
     throw new ConfigurationError('options', 'must be an object with an authenticator');
   }
   rejectUnknownOptions('createSecurityContext', options, KNOWN);
-  const { authenticator, connectionParams = ['authorization'], events = securityEvents } = options;
+  const {
+    authenticator,
+    connectionParams = ['authorization'],
+    events = securityEvents,
+    challenges = [],
+  } = options;
   if (typeof (authenticator as Partial<Authenticator> | null)?.getUser !== 'function') {
     throw new ConfigurationError('authenticator', 'must be an Authenticator');
   }
@@ -164,5 +184,5 @@ function resolve(options: SecurityContextOptions): Resolved {
     connectionParams === false
       ? []
       : Object.freeze(requireNames('connectionParams', connectionParams));
-  return { authenticator, names, events };
+  return { authenticator, names, events, challenges: requireChallenges(challenges) };
 }

@@ -13,6 +13,7 @@ import { isPromiseLike } from '../lib/promise.js';
 import type { FieldRule } from './analyze.js';
 import { clientAddressOf } from '../lib/client-address.js';
 import type { GraphQLDenial, Settings } from './options.js';
+import { challengeHeaders, contextChallenge } from './challenge.js';
 
 type Resolver = GraphQLFieldResolver<unknown, unknown, Record<string, unknown>>;
 
@@ -156,12 +157,19 @@ export function denial(
   // times must not make each copy cost a stack capture.
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
+  const challenge = anonymous ? contextChallenge(context) : undefined;
+  const http =
+    challenge === undefined
+      ? { status: denied.status }
+      : { status: denied.status, headers: challengeHeaders(challenge) };
   try {
-    return new GraphQLError(denied.message, {
+    const error = new GraphQLError(denied.message, {
       nodes,
       path,
-      extensions: { code: denied.code, http: { status: denied.status } },
+      extensions: { code: denied.code, http },
     });
+    delete error.stack;
+    return error;
   } finally {
     Error.stackTraceLimit = limit;
   }
