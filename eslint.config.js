@@ -21,6 +21,7 @@ const everyFolder = [
   'authorization',
   'transform',
   'headers',
+  'cors',
   ...protocols,
   ...adapters,
 ];
@@ -43,6 +44,7 @@ const zones = [
     from: others(['core', 'lib', 'expression', 'authorization']),
   },
   { target: `${src}/headers`, from: others(['core', 'lib', 'headers']) },
+  { target: `${src}/cors`, from: others(['core', 'lib', 'cors']) },
   {
     target: `${src}/transform`,
     from: others([
@@ -52,6 +54,7 @@ const zones = [
       'password',
       'authentication',
       'authorization',
+      'cors',
       'transform',
     ]),
   },
