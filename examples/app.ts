@@ -189,22 +189,34 @@ export async function createApp(options: AppOptions = {}): Promise<{
         .loginUrl('/login', { targetParameter: 'continue' })
         .httpBasic()
         .bearer()
-        .addMatcher('/health', Access.permitAll())
-        .addMatcher('/login|/logout', Access.permitAll())
+        // Spring path patterns, first match wins; a path no rule names needs a login.
+        .requestMatchers(['/', '/health', '/login', '/logout'], Access.permitAll())
         // The OAuth2 login routes (answered only when the development provider is on).
-        .addMatcher('/oauth2/authorization/[^/]+|/login/oauth2/code/[^/]+', Access.permitAll())
-        .addMatcher('/me', Access.authenticated())
-        .addMatcher('/auth/(?:login|refresh)', Access.permitAll(), { methods: ['POST'] })
-        .addMatcher('/profile', new Access().roles(['USER']))
-        .addMatcher('/posts', new Access().roles(['USER']).authorities(['posts:read']), {
-          methods: ['GET'],
-        })
-        .addMatcher('/posts', new Access().authorities(['posts:write']), { methods: ['POST'] })
-        .addMatcher('/admin/users', new Access().roles(['ADMIN']).authorities(['users:write']), {
+        .requestMatchers(
+          ['/oauth2/authorization/{registrationId}', '/login/oauth2/code/{registrationId}'],
+          Access.permitAll(),
+        )
+        .requestMatchers('/me', Access.authenticated())
+        .requestMatchers(['/auth/login', '/auth/refresh'], Access.permitAll(), {
           methods: ['POST'],
         })
-        .addMatcher('/admin(?:/.*)?', new Access().roles(['ADMIN']))
-        .addMatcher('/api/.*', new Access().roles(['USER'])),
+        .requestMatchers('/profile', new Access().roles(['USER']))
+        .requestMatchers('/posts', new Access().roles(['USER']).authorities(['posts:read']), {
+          methods: ['GET'],
+        })
+        .requestMatchers('/posts', new Access().authorities(['posts:write']), {
+          methods: ['POST'],
+        })
+        .requestMatchers(
+          '/admin/users',
+          new Access().roles(['ADMIN']).authorities(['users:write']),
+          { methods: ['POST'] },
+        )
+        .requestMatchers('/admin/**', new Access().roles(['ADMIN']))
+        .requestMatchers('/api/**', new Access().roles(['USER']))
+        // GraphQL and tRPC guard each field and procedure themselves (deny by default
+        // there too), so their endpoints let every request through to those guards.
+        .requestMatchers(['/graphql', '/trpc/**'], Access.permitAll()),
     );
 
   const siteRouter = (req: SecuredRequest, res: ServerResponse): void => {

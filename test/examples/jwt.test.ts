@@ -72,7 +72,12 @@ describe('POST /auth/login', () => {
     expect(form.status).toBe(415);
     const huge = await post('/auth/login', { username: 'user', password: 'x'.repeat(20_000) });
     expect(huge.status).toBe(413);
-    expect((await fetch(`${server.origin}/auth/login`)).status).toBe(404);
+    // GET /auth/login has no rule: deny by default (a login first), then no such route.
+    expect((await fetch(`${server.origin}/auth/login`)).status).toBe(401);
+    const authorization = basic('user', 'user-password');
+    expect(
+      (await fetch(`${server.origin}/auth/login`, { headers: { authorization } })).status,
+    ).toBe(404);
   });
 });
 
