@@ -1,10 +1,11 @@
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import { ConfigurationError } from '../core/errors.js';
+import { DEFAULT_DEADLINES } from '../core/deadline.js';
+import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import {
   assertAuthenticatorConfigured,
-  authenticateWith,
+  authenticateWithin,
   authenticatorFailed,
   type Authenticator,
 } from '../core/security.js';
@@ -13,7 +14,7 @@ import { CLIENT_ADDRESS } from '../lib/client-address.js';
 import { readConnectionParams } from '../lib/request-views.js';
 import { assertSecured, isSecuredProcedure } from './assert-secured.js';
 import { CHALLENGE, challengeOf, requireChallenges } from './challenge.js';
-import { denial } from './guard.js';
+import { denial, unavailable } from './guard.js';
 import { DENY_ALL, type Rule } from './rule.js';
 import { isWebSocketUpgrade, toSecurityRequest } from './request.js';
 import type { UserContext } from './types.js';
@@ -135,8 +136,15 @@ export function createSecurityContext(options: SecurityContextOptions): Security
     const request = toSecurityRequest(req, params);
     let user: AuthenticatedUser | null;
     try {
-      user = await authenticateWith(authenticator, request);
+      user = await authenticateWithin(
+        authenticator,
+        request,
+        DEFAULT_DEADLINES.authenticationMs,
+        events,
+      );
     } catch (error) {
+      // A deadline passed or a store is down: SERVICE_UNAVAILABLE (503), never anonymous.
+      if (error instanceof UnavailableError) throw unavailable(error);
       user = authenticatorFailed(authenticator, request, error, events);
     }
     const challenge = challengeOf(challenges, request);

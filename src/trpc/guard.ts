@@ -1,7 +1,11 @@
 import { TRPCError, initTRPC, type TRPCProcedureType } from '@trpc/server';
 import { AuthenticatedUser } from '../core/authenticated-user.js';
 import { SecurityContext } from '../core/context.js';
-import { AccessDeniedError, AuthenticationRequiredError } from '../core/errors.js';
+import {
+  AccessDeniedError,
+  AuthenticationRequiredError,
+  UnavailableError,
+} from '../core/errors.js';
 import { summarize, type SecurityEvents } from '../core/events.js';
 import { isPromiseLike } from '../lib/promise.js';
 import { DEFAULTS, type GuardSettings } from './options.js';
@@ -73,10 +77,27 @@ export function authorize(
       if (ok) return user;
       throw denial(rule, settings, call, user);
     },
-    () => {
+    (error: unknown) => {
+      // A custom function past its deadline: SERVICE_UNAVAILABLE (503), not a denial.
+      if (error instanceof UnavailableError) throw unavailable(error);
       throw denial(rule, settings, call, user);
     },
   );
+}
+
+/**
+ * The `TRPCError` of a request that failed closed because a dependency could not
+ * answer (a deadline passed, a store is down): `SERVICE_UNAVAILABLE` (HTTP 503), with
+ * the portcullis error as its cause and no detail in the message.
+ *
+ * @internal
+ */
+export function unavailable(error: UnavailableError): TRPCError {
+  return new TRPCError({
+    code: 'SERVICE_UNAVAILABLE',
+    message: 'The service is unavailable, try again later',
+    cause: error,
+  });
 }
 
 /** `ctx.user` when it is an {@link AuthenticatedUser}; anything else is anonymous. @internal */
