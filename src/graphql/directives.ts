@@ -18,7 +18,8 @@ export const securityDirectivesTypeDefs: string = `# The security directives of 
 #
 # Each may stand on a field, an object type or an interface. A field's directive
 # overrides its type's; a type's applies to all its fields; an interface's applies
-# to the fields of the types that implement it.
+# to the fields of the types that implement it. A type's or interface's also guards
+# every field that returns it (through lists and non-null), before it resolves.
 
 "Users holding any one of the roles (a single role may be written as a string)."
 directive @secured(roles: [String!]!) on FIELD_DEFINITION | OBJECT | INTERFACE
