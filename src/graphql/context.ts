@@ -1,10 +1,11 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import { ConfigurationError } from '../core/errors.js';
+import { DEFAULT_DEADLINES } from '../core/deadline.js';
+import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import {
   assertAuthenticatorConfigured,
-  authenticateWith,
+  authenticateWithin,
   authenticatorFailed,
   type Authenticator,
 } from '../core/security.js';
@@ -19,6 +20,7 @@ import {
 } from '../lib/request-views.js';
 import { rejectUnknownOptions, requireNames } from '../lib/validate.js';
 import { CHALLENGE, challengeOf, requireChallenges } from './challenge.js';
+import { unavailableError } from './unavailable.js';
 
 /** Options of {@link createSecurityContext}. */
 export interface SecurityContextOptions {
@@ -110,8 +112,15 @@ export function createSecurityContext(
     const request = findRequest(input, names);
     let user: AuthenticatedUser | null;
     try {
-      user = await authenticateWith(authenticator, request);
+      user = await authenticateWithin(
+        authenticator,
+        request,
+        DEFAULT_DEADLINES.authenticationMs,
+        events,
+      );
     } catch (error) {
+      // A deadline passed or a store is down: SERVICE_UNAVAILABLE (503), never anonymous.
+      if (error instanceof UnavailableError) throw unavailableError(error);
       user = authenticatorFailed(authenticator, request, error, events);
     }
     return {

@@ -7,6 +7,7 @@ import {
 } from 'graphql';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { SecurityContext } from '../core/context.js';
+import { UnavailableError } from '../core/errors.js';
 import { summarize } from '../core/events.js';
 import { bindToUser } from '../lib/bind-to-user.js';
 import { isPromiseLike } from '../lib/promise.js';
@@ -14,6 +15,7 @@ import type { FieldRule } from './analyze.js';
 import { clientAddressOf } from '../lib/client-address.js';
 import type { GraphQLDenial, Settings } from './options.js';
 import { challengeHeaders, contextChallenge } from './challenge.js';
+import { unavailableError } from './unavailable.js';
 
 type Resolver = GraphQLFieldResolver<unknown, unknown, Record<string, unknown>>;
 
@@ -60,7 +62,7 @@ export function guardResolver(
           info.fieldNodes,
         );
       return run(user, resolve, source, args, context, info);
-    });
+    }, unavailableOr(info));
   };
 
   return (source, args, context, info) => {
@@ -100,6 +102,20 @@ function runSubscribeAs(
   const stream = SecurityContext.run(user, () => resolve(source, args, context, info));
   if (isPromiseLike(stream)) return Promise.resolve(stream).then((s) => bindToUser(s, user));
   return bindToUser(stream, user);
+}
+
+/**
+ * The rejection handler of an asynchronous rule: an `UnavailableError` (a custom
+ * function past its deadline) becomes the field's `SERVICE_UNAVAILABLE` error;
+ * anything else is passed on.
+ */
+function unavailableOr(info: GraphQLResolveInfo): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof UnavailableError) {
+      throw unavailableError(error, info.fieldNodes, responsePathAsArray(info.path));
+    }
+    throw error;
+  };
 }
 
 /**

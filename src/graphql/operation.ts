@@ -23,12 +23,13 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { isPromiseLike } from '../lib/promise.js';
 import type { FieldRule } from './analyze.js';
 import { denial } from './guard.js';
 import type { Settings } from './options.js';
 import { ruleOf, settingsOf } from './transformer.js';
+import { unavailableError } from './unavailable.js';
 
 /** What {@link checkOperation} reads of an execution (a subset of `ExecutionArgs`). */
 export interface OperationArgs {
@@ -94,7 +95,15 @@ async function decide(
   const errors: GraphQLError[] = [];
   for (const [index, check] of checks.entries()) {
     const outcome = outcomes[index];
-    const passed = isPromiseLike(outcome) ? await outcome : outcome;
+    let passed: boolean | undefined;
+    try {
+      passed = isPromiseLike(outcome) ? await outcome : outcome;
+    } catch (error) {
+      // A custom function past its deadline: the operation fails closed (503).
+      if (!(error instanceof UnavailableError)) throw error;
+      errors.push(unavailableError(error, [check.node], check.path));
+      continue;
+    }
     if (passed === true) continue;
     const error = denial(check.rule, settings, user, context, check.path, [check.node]);
     // A custom error from `createError` is located here; the default one already is.

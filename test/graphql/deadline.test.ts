@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { parse } from 'graphql';
+import { checkOperation, createSecurityContext } from '../../src/graphql/index.js';
+import { DeadlineExceededError, type Authenticator } from '../../src/index.js';
+import { ALICE, run, secureSchema } from './schema.js';
+
+const never = <T>(): Promise<T> =>
+  new Promise<T>(() => {
+    // never settles
+  });
+
+const hungSchema = () =>
+  secureSchema(
+    'type Query { pager: String @preAuthorize(expr: "onCall()") open: String @permitAll }',
+    { Query: { pager: () => 'paged', open: () => 'open' } },
+    {
+      functions: {
+        onCall: { params: [], async: true, timeoutMs: 50, call: () => never<boolean>() },
+      },
+    },
+  );
+
+describe('GraphQL: a dependency that never answers fails closed (SERVICE_UNAVAILABLE, 503)', () => {
+  it('an async @preAuthorize function that never settles: the field fails with SERVICE_UNAVAILABLE, no hang', async () => {
+    const result = await run(hungSchema(), '{ pager open }', ALICE);
+    expect(result.data).toEqual({ pager: null, open: 'open' });
+    expect(result.errors).toHaveLength(1);
+    const [error] = result.errors ?? [];
+    expect(error?.message).toBe('The service is unavailable, try again later');
+    expect(error?.extensions).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      http: { status: 503, headers: { 'retry-after': '5' } },
+    });
+    expect(error?.path).toEqual(['pager']);
+  });
+
+  it('checkOperation answers the same error instead of rejecting', async () => {
+    const errors = await checkOperation({
+      schema: hungSchema(),
+      document: parse('{ pager }'),
+      contextValue: { user: ALICE },
+    });
+    expect(errors.map((e) => e.extensions['code'])).toEqual(['SERVICE_UNAVAILABLE']);
+  });
+
+  it('createSecurityContext: an UnavailableError from the authenticator is a 503 GraphQLError, not anonymous', async () => {
+    const down: Authenticator = {
+      getUser: () => Promise.reject(new DeadlineExceededError('user-store', 100)),
+    };
+    const security = createSecurityContext({ authenticator: down });
+    const request = new Request('http://127.0.0.1/graphql');
+    await expect(security(request)).rejects.toMatchObject({
+      extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } },
+    });
+  });
+});
