@@ -45,7 +45,9 @@ export function createTestTransform(): { transform: SecurityTransform; events: S
         .addMatcher('/posts', new Access().roles(['USER']).authorities(['posts:read']), {
           methods: ['GET'],
         })
-        .addMatcher('/posts', new Access().authorities(['posts:write']), { methods: ['POST'] }),
+        .addMatcher('/posts', new Access().authorities(['posts:write']), { methods: ['POST'] })
+        // The rest of this site is public: an explicit choice (unmatched paths need a login).
+        .anyRequest(Access.permitAll()),
     );
   return { transform, events };
 }
