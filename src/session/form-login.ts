@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { User } from '../core/user.js';
 import { fetchRequestView, nodeRequestView } from '../lib/request-views.js';
@@ -107,14 +107,22 @@ export function formLogin(options: FormLoginOptions): FormHandler {
     const refused = await csrfRefusal(sessions, request, form.get(fieldName));
     if (refused) return refused;
     const target = safeRedirectTarget(form.get(targetField), defaultTarget);
-    const user = await credentials.verifyCredentials(
-      form.get(usernameField),
-      form.get(passwordField),
-      {
+    let user: User | null;
+    try {
+      user = await credentials.verifyCredentials(form.get(usernameField), form.get(passwordField), {
         request,
         authenticationMethod: 'form',
-      },
-    );
+      });
+    } catch (error) {
+      // The password encoder passed its deadline: fail closed (503), not a 500.
+      if (!(error instanceof UnavailableError)) throw error;
+      const retryAfter = String(Math.max(1, Math.ceil(error.retryAfter)));
+      return {
+        status: 503,
+        headers: { ...TEXT, 'retry-after': retryAfter },
+        body: 'Service Unavailable',
+      };
+    }
     if (!user) {
       const keep = target === defaultTarget ? '' : `&${targetField}=${encodeURIComponent(target)}`;
       return redirect(`${loginUrl}${loginUrl.includes('?') ? '&' : '?'}error${keep}`);

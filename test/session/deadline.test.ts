@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, SecurityTransform, type User } from '../../src/index.js';
-import { ALICE, makeSessions, request } from './support.js';
+import { MemoryAuthenticator } from '../../src/authentication/index.js';
+import { formLogin } from '../../src/session/index.js';
+import { ALICE, cookiePair, form, makeSessions, request } from './support.js';
 
 const never = <T>(): Promise<T> =>
   new Promise<T>(() => {
@@ -71,5 +73,38 @@ describe('a session loadUser that never settles', () => {
   it('refuses a loadUserTimeoutMs that is not whole milliseconds in range', () => {
     expect(() => makeSessions({}, { loadUserTimeoutMs: 0 })).toThrow(ConfigurationError);
     expect(() => makeSessions({}, { loadUserTimeoutMs: 600_001 })).toThrow(/loadUserTimeoutMs/u);
+  });
+});
+
+describe('form login whose password encoder never settles', () => {
+  it('answers 503 with Retry-After (not 500, not a hang) and sets no session', async () => {
+    const fixture = makeSessions();
+    const hanging = {
+      encode: () => Promise.resolve('{hang}x'),
+      matches: () => never<boolean>(),
+      upgradeEncoding: () => false,
+    };
+    const credentials = new MemoryAuthenticator({
+      passwordEncoder: hanging,
+      users: [ALICE],
+      cache: false,
+      passwordEncoderTimeoutMs: 50,
+    });
+    const login = formLogin({ sessions: fixture.sessions, credentials });
+    const { token, setCookie } = await fixture.sessions.csrfToken(request());
+    const response = await login.fetch(
+      new Request('https://app.example/login', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'sec-fetch-site': 'same-origin',
+          cookie: cookiePair(setCookie ?? ''),
+        },
+        body: form({ _csrf: token, username: 'alice', password: 'alice-pw' }),
+      }),
+    );
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(response.headers.get('set-cookie')).toBeNull();
   });
 });
