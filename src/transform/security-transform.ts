@@ -33,7 +33,7 @@ export type SecurityOutcome =
       readonly headers?: Readonly<Record<string, string>>;
     }
   | {
-      /** Answer with `response` (400, 401, redirect or 403) instead of the handler. */
+      /** Answer with `response` (400, 401, redirect, 403, or 503 when a dependency did not answer in time) instead of the handler. */
       readonly proceed: false;
       readonly response: SecurityResponse;
       readonly user: AuthenticatedUser | null;
