@@ -13,4 +13,12 @@ describe('Access.expression types', () => {
     const dynamic: string = String(Date.now());
     expectTypeOf(Access.expression(dynamic)).toEqualTypeOf<Access>();
   });
+
+  it('knows path.<name>, the variables of a path-pattern rule', () => {
+    expectTypeOf(Access.expression('path.id == principal.username')).toEqualTypeOf<Access>();
+    // @ts-expect-error misspelt root (did you mean path?)
+    Access.expression('pth.id == principal.username');
+    // @ts-expect-error path is not a function
+    Access.expression("path('id') == 'x'");
+  });
 });

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Access, AuthorizationManager } from '../../src/authorization/index.js';
 import { isProvablyLinear } from '../../src/authorization/linear-regex.js';
@@ -136,5 +138,30 @@ describe('regex rules that look like globs are refused (issue 15, defect 4)', ()
     for (const pattern of ['/admin/.*', '/admin/[^/]*', '/a+/*b', '/x\\*']) {
       expect(() => AuthorizationManager.requestMatcher().addMatcher(pattern, admin)).not.toThrow();
     }
+  });
+});
+
+describe('the analyser is loaded lazily', () => {
+  it('importing portcullis and adding path patterns or common regexes never loads recheck', () => {
+    const script = `
+      import { createRequire } from 'node:module';
+      const { Access, AuthorizationManager } = await import('./src/index.ts');
+      AuthorizationManager.requestMatcher()
+        .requestMatchers('/admin/**', Access.roles(['ADMIN']))
+        .addMatcher('/api/.*', Access.authenticated());
+      const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('recheck'));
+      const before = loaded();
+      try { AuthorizationManager.requestMatcher().addMatcher('/(a|a)*', Access.authenticated()); } catch {}
+      console.log(JSON.stringify({ before, after: loaded() }));
+    `;
+    const output = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { cwd: fileURLToPath(new URL('../..', import.meta.url)), encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(JSON.parse(output.trim().split('\n').at(-1) ?? '{}')).toEqual({
+      before: false,
+      after: true,
+    });
   });
 });
