@@ -8,7 +8,8 @@ import { RequestMatcherAuthorizer, type RequestMatcherOptions } from './request-
  * import { Access, AuthorizationManager } from 'portcullis';
  * const authorizer = AuthorizationManager.requestMatcher()
  *   .httpBasic()
- *   .addMatcher('/admin/.*', new Access().roles(['ADMIN']));
+ *   .requestMatchers('/admin/**', new Access().roles(['ADMIN']))
+ *   .anyRequest(Access.authenticated()); // the default: unmatched paths need a login
  * ```
  */
 // eslint-disable-next-line @typescript-eslint/no-extraneous-class -- SPEC.md's static factory class
