@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compilePattern, type CompiledPattern } from '../../src/authorization/pattern.js';
+import {
+  compilePathPattern,
+  compilePattern,
+  type CompiledPattern,
+} from '../../src/authorization/pattern.js';
 import { RuleIndex, foldCode, type IndexedRule } from '../../src/authorization/rule-index.js';
 
 interface TestRule extends IndexedRule {
@@ -20,6 +24,14 @@ function tryCompile(source: string, caseSensitive: boolean): CompiledPattern | u
     return compilePattern(source, caseSensitive);
   } catch {
     return undefined;
+  }
+}
+
+function tryPathPattern(source: string, caseSensitive: boolean): CompiledPattern | undefined {
+  try {
+    return compilePathPattern(source, caseSensitive);
+  } catch {
+    return undefined; // e.g. a variable captured twice
   }
 }
 
@@ -152,6 +164,55 @@ describe('RuleIndex', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it('finds the same first rule as a linear scan with path patterns and regexes mixed (property)', () => {
+    const segment = fc.constantFrom('admin', 'api', 'Users', 'ſecret', 'v1', 'a.pdf');
+    const wildcard = fc.constantFrom('*', '{id}', '*.pdf', 't?st', '{id:[0-9]+}', '{a}.{b}');
+    const part = fc.oneof(segment, wildcard);
+    const rule = fc.record({
+      parts: fc.array(part, { minLength: 1, maxLength: 3 }),
+      tail: fc.constantFrom('', '/**', '/{*rest}', '/'),
+      regex: fc.boolean(),
+    });
+    const scan = (rules: readonly TestRule[], path: string) =>
+      rules.find(
+        ({ pattern }) =>
+          pattern.regex.test(path) && (pattern.check === undefined || pattern.check(path)),
+      )?.id;
+    fc.assert(
+      fc.property(
+        fc.array(rule, { minLength: 1, maxLength: 30 }),
+        fc.array(
+          fc.array(fc.oneof(segment, fc.constantFrom('42', 'test', 'x.pdf', 'ADMIN')), {
+            maxLength: 4,
+          }),
+          {
+            maxLength: 10,
+          },
+        ),
+        fc.boolean(),
+        (specs, paths, caseSensitive) => {
+          const rules: TestRule[] = [];
+          const index = new RuleIndex<TestRule>();
+          for (const spec of specs) {
+            const text = `/${spec.parts.join('/')}`;
+            const compiled = spec.regex
+              ? tryCompile(`${text.replaceAll(/[*?{}]/gu, 'x')}(?:/.*)?`, caseSensitive)
+              : tryPathPattern(`${text}${spec.tail}`, caseSensitive);
+            if (!compiled) continue;
+            const added = { id: rules.length, pattern: compiled, methods: undefined };
+            rules.push(added);
+            index.add(added);
+          }
+          for (const segments of paths) {
+            const path = `/${segments.join('/')}`;
+            expect(index.find(path, 'GET')?.id).toBe(scan(rules, path));
+          }
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 
