@@ -1,7 +1,7 @@
 import type { TRPCError } from '@trpc/server';
 import { requireChallenge, withError } from '../authorization/challenges.js';
 import { credentialFailureOf } from '../core/credential-failure.js';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import type { SecurityRequest } from '../core/request.js';
 
 /**
@@ -75,7 +75,8 @@ export interface ResponseMetaLike {
  * Fastify, Fetch) that adds `WWW-Authenticate` to a response carrying a portcullis
  * `UNAUTHORIZED` denial: the `challenges` given to `createSecurityContext`, and
  * `Bearer error="invalid_token", error_description="…"` when the request presented a
- * token that was refused (RFC 6750 §3), as the HTTP edge answers. Pass your own
+ * token that was refused (RFC 6750 §3), as the HTTP edge answers; and `Retry-After`
+ * to a `SERVICE_UNAVAILABLE` answer (a deadline passed). Pass your own
  * `responseMeta` to have both: its headers are kept.
  *
  * @example
@@ -100,13 +101,24 @@ export function securityResponseMeta<O extends ResponseMetaOptionsLike>(
       challenge = typeof error === 'object' && error !== null ? challenges.get(error) : undefined;
       if (challenge !== undefined) break;
     }
-    if (challenge === undefined) return meta;
+    const retryAfter = retryAfterOf(opts.errors);
+    if (challenge === undefined && retryAfter === undefined) return meta;
     const headers = new Headers(
       meta.headers instanceof Headers ? meta.headers : toEntries(meta.headers),
     );
-    headers.set('www-authenticate', challenge);
+    if (challenge !== undefined) headers.set('www-authenticate', challenge);
+    if (retryAfter !== undefined) headers.set('retry-after', retryAfter);
     return { ...meta, headers };
   };
+}
+
+/** The `Retry-After` of a call that failed closed (`SERVICE_UNAVAILABLE` caused by an `UnavailableError`). */
+function retryAfterOf(errors: readonly unknown[]): string | undefined {
+  for (const error of errors) {
+    const cause = error instanceof Error ? error.cause : undefined;
+    if (cause instanceof UnavailableError) return String(Math.max(1, Math.ceil(cause.retryAfter)));
+  }
+  return undefined;
 }
 
 function toEntries(headers: Record<string, string | string[] | undefined> | undefined) {

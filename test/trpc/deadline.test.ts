@@ -2,7 +2,12 @@ import { TRPCError } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuthenticatedUser, compileExpression, User, type Authenticator } from '../../src/index.js';
-import { authenticated, createSecurityContext, preAuthorize } from '../../src/trpc/index.js';
+import {
+  authenticated,
+  createSecurityContext,
+  preAuthorize,
+  securityResponseMeta,
+} from '../../src/trpc/index.js';
 import { t } from './fixture.js';
 
 const never = <T>(): Promise<T> =>
@@ -32,6 +37,7 @@ describe('tRPC: a dependency that never answers fails the call closed (SERVICE_U
       req: new Request('http://127.0.0.1/trpc/me'),
       router,
       createContext,
+      responseMeta: securityResponseMeta(),
     }).finally(() => {
       settled = true;
     });
@@ -41,6 +47,7 @@ describe('tRPC: a dependency that never answers fails the call closed (SERVICE_U
     expect(settled).toBe(true);
     const answer = await response;
     expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('5');
     const body = (await answer.json()) as { error: { data: { code: string } } };
     expect(body.error.data.code).toBe('SERVICE_UNAVAILABLE');
   });
