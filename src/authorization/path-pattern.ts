@@ -135,9 +135,12 @@ export function parsePathPattern(pattern: string, flags: string): ParsedPathPatt
     tail === undefined && segments.every((segment) => segment.literal !== undefined)
       ? `/${segments.map((segment) => segment.literal).join('/')}`
       : undefined;
-  // The whole-path regex is checked too (one wildcard per segment, so it is linear
-  // but for what the analyser must confirm).
-  requireSafeRegex('pattern', `the path pattern ${label}`, regexSource, flags);
+  // The whole-path regex needs no analysis: it is linear by construction. Each
+  // segment has at most one loop (`[^/]*` or `[^/]+`; a segment with more wildcards
+  // or a constraint is one `([^/]+)`, matched on its own above), which cannot cross
+  // a `/`, and what follows a segment is `/` or the end: so the loop's length is fixed
+  // by the segment's, every other exit fails after a bounded literal, and the tail
+  // `(?:/.*)?` ends the path without backtracking.
   return { segments, tail, variables, literal, regexSource, groups };
 }
 

@@ -52,6 +52,21 @@ describe('regex rules that backtrack catastrophically are refused (issue 15, def
     );
   });
 
+  it('path patterns compile to linear regexes: a path at the length cap is matched at once', () => {
+    const authorizer = AuthorizationManager.requestMatcher()
+      .requestMatchers('/f/*.pdf/{name}.pdf/t?st*/{a}.{b}/**', admin)
+      .anyRequest(Access.permitAll());
+    const long = (unit: string) => `/f/${unit.repeat(Math.floor(8000 / unit.length))}`;
+    for (const path of [
+      long('.pdf'),
+      `${long('.pdf')}/x`,
+      `/f/a.pdf/${'.pdf'.repeat(1900)}/`,
+      `/f/a.pdf/b.pdf/test/${'.'.repeat(7900)}/`,
+    ]) {
+      expect(time(() => void authorizer.authorize(null, request(path)))).toBeLessThan(50);
+    }
+  });
+
   it('the constraint of a path variable is checked too', () => {
     const error = thrown(() =>
       AuthorizationManager.requestMatcher().requestMatchers('/users/{id:(?:a+)+}', admin),
