@@ -1,10 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
-import {
-  captureVariables,
-  globHint,
-  parsePathPattern,
-  type ParsedPathPattern,
-} from './path-pattern.js';
+import { globHint } from './glob-hint.js';
+import { captureVariables, parsePathPattern, type ParsedPathPattern } from './path-pattern.js';
 
 /** A URL-rule pattern compiled once, with what the lookup index needs to skip it cheaply. */
 export interface CompiledPattern {

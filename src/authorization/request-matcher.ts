@@ -25,7 +25,12 @@ import { booleanOption, checkOptionNames } from './options.js';
 import { compilePathPattern, compilePattern, type CompiledPattern } from './pattern.js';
 import { checkRegexRule, shadowingRules } from './rule-checks.js';
 import { RuleIndex } from './rule-index.js';
-import { applyRuleOptions, type RequestMatcherRuleOptions } from './rule-options.js';
+import { applyRuleOptions } from './rule-options.js';
+import {
+  OPTION_NAMES,
+  type MatcherOptions,
+  type RequestMatcherOptions,
+} from './request-matcher-options.js';
 import {
   decide,
   makeRule,
@@ -34,55 +39,6 @@ import {
   type Denial,
   type Rule,
 } from './rules.js';
-
-/** Options of {@link RequestMatcherAuthorizer.requestMatchers} and {@link RequestMatcherAuthorizer.addMatcher}. */
-export interface MatcherOptions {
-  /**
-   * The HTTP methods the rule applies to; other methods fall through to the next
-   * rules. A rule for `GET` also applies to `HEAD`, because routers (Express,
-   * Fastify) answer `HEAD` with the `GET` handler.
-   * @defaultValue every method
-   */
-  readonly methods?: string | readonly string[];
-}
-
-/** Options of {@link RequestMatcherAuthorizer}: the plain-object form of its builder. */
-export interface RequestMatcherOptions {
-  /** See {@link RequestMatcherAuthorizer.loginUrl}. @defaultValue none: 401 for everyone */
-  readonly loginUrl?: string;
-  /** `true` or a realm: see {@link RequestMatcherAuthorizer.httpBasic}. @defaultValue `false` */
-  readonly httpBasic?: boolean | string;
-  /** `true` or a realm: see {@link RequestMatcherAuthorizer.bearer}. @defaultValue `false` */
-  readonly bearer?: boolean | string;
-  /** Extra `WWW-Authenticate` challenges, e.g. `Bearer realm="api"`. @defaultValue `[]` */
-  readonly challenges?: readonly string[];
-  /** See {@link RequestMatcherAuthorizer.caseSensitive}. @defaultValue `false` */
-  readonly caseSensitive?: boolean;
-  /** See {@link RequestMatcherAuthorizer.problemDetails}. @defaultValue negotiated by Accept */
-  readonly problemDetails?: boolean;
-  /**
-   * The rules, in order (first match wins): `{ paths: '/admin/**', access: "hasRole('ADMIN')" }`
-   * or `{ regex: '/admin/.*', access: 'permitAll', methods: ['GET'] }`. See
-   * {@link RequestMatcherRuleOptions}. @defaultValue `[]`
-   */
-  readonly rules?: readonly RequestMatcherRuleOptions[];
-  /**
-   * The requirement of a path no rule matches: see {@link RequestMatcherAuthorizer.anyRequest}.
-   * @defaultValue `'authenticated'`
-   */
-  readonly anyRequest?: Access | string;
-}
-
-const OPTION_NAMES = [
-  'loginUrl',
-  'httpBasic',
-  'bearer',
-  'challenges',
-  'caseSensitive',
-  'problemDetails',
-  'rules',
-  'anyRequest',
-];
 
 /** The requirement of a path no rule matches, unless anyRequest() says otherwise. */
 const DENY_BY_DEFAULT = makeRule(
@@ -134,6 +90,8 @@ const DENY_BY_DEFAULT = makeRule(
  *   .anyRequest(new Access());
  * ```
  */
+export type { MatcherOptions, RequestMatcherOptions };
+
 export class RequestMatcherAuthorizer implements Authorizer {
   readonly #index = new RuleIndex<Rule>();
   readonly #rules: Rule[] = [];

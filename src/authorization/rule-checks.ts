@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
-import { globHint, patternCovers } from './path-pattern.js';
+import { globHint } from './glob-hint.js';
+import type { ParsedPathPattern, PathSegment } from './path-pattern.js';
 import { literalPrefix, topLevelAlternatives, type CompiledPattern } from './pattern.js';
 import { requireSafeRegex } from './redos.js';
 
@@ -93,4 +94,37 @@ export function shadowingRules(
     if (!shadows.includes(shadow)) shadows.push(shadow);
   }
   return shadows;
+}
+
+/**
+ * Whether every path `b` matches is matched by `a` (decided on the structure;
+ * `false` when it cannot be decided that way).
+ *
+ * @internal
+ */
+export function patternCovers(a: ParsedPathPattern, b: ParsedPathPattern): boolean {
+  const count = a.segments.length;
+  if (a.tail === undefined) {
+    if (b.tail !== undefined || b.segments.length !== count) return false;
+  } else if (b.segments.length < count) {
+    return false;
+  }
+  for (let i = 0; i < count; i++) {
+    if (!segmentCovers(a.segments[i] as PathSegment, b.segments[i] as PathSegment)) return false;
+  }
+  return true;
+}
+
+function segmentCovers(a: PathSegment, b: PathSegment): boolean {
+  if (b.literal !== undefined) return a.matcher.test(b.literal);
+  // A lone `*` or `{name}` matches any non-empty segment, and only a literal
+  // segment (a trailing slash) can be empty.
+  const [only] = a.parts;
+  if (
+    a.parts.length === 1 &&
+    (only?.type === 'star' || (only?.type === 'variable' && !only.regex))
+  ) {
+    return true;
+  }
+  return a.text === b.text;
 }
