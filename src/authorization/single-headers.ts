@@ -30,10 +30,10 @@ export const SINGLE_VALUE_HEADERS: readonly string[] = Object.freeze([
  */
 export function hasDuplicate(request: SecurityRequest, names: readonly string[]): boolean {
   for (const name of names) {
-    const values = request.headerValues(name);
-    if (values.length > 1) return true;
-    const value = values[0];
-    if (value?.includes(',') === true && countMembers(name, value) > 1) return true;
+    // Repeated lines are joined by `, `: a value without a comma is one line of one member.
+    const value = request.header(name);
+    if (value === undefined || !value.includes(',')) continue;
+    if (request.headerValues(name).length > 1 || countMembers(name, value) > 1) return true;
   }
   return false;
 }

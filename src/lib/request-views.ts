@@ -27,20 +27,23 @@ export function nodeRequestView(
 ): SecurityRequest {
   const headers = req.headers;
   let distinct: DistinctHeaders | null | undefined;
-  const lines = (name: string): readonly string[] | undefined => {
-    distinct ??= (req as Partial<Pick<IncomingMessage, 'headersDistinct'>>).headersDistinct ?? null;
-    return distinct?.[name] ?? asLines(headers[name]);
-  };
   const header = (name: string): string | undefined => {
-    const values = lines(name);
-    if (values === undefined || values.length === 0) return undefined;
+    distinct ??= repeatedLines(req);
+    const values = distinct?.[name] ?? headers[name];
+    if (values === undefined || typeof values === 'string') return values;
     return values.length === 1 ? values[0] : values.join(name === 'cookie' ? '; ' : ', ');
+  };
+  const lines = (name: string): readonly string[] => {
+    distinct ??= repeatedLines(req);
+    const values = distinct?.[name] ?? headers[name];
+    if (values === undefined) return NO_LINES;
+    return typeof values === 'string' ? [values] : values;
   };
   return createSecurityRequest({
     method: req.method ?? 'GET',
     url: (req as NodeRequestLike & { originalUrl?: string }).originalUrl ?? req.url ?? '/',
     header: withFallback(header, fallback),
-    headerValues: valuesWithFallback((name) => lines(name) ?? NO_LINES, fallback),
+    headerValues: valuesWithFallback(lines, fallback),
     clientAddress: req.socket.remoteAddress,
     secure,
   });
@@ -48,11 +51,18 @@ export function nodeRequestView(
 
 type DistinctHeaders = Readonly<Record<string, readonly string[] | undefined>>;
 
-const NO_LINES: readonly string[] = Object.freeze([]);
-
-function asLines(value: string | readonly string[] | undefined): readonly string[] | undefined {
-  return typeof value === 'string' ? [value] : value;
+/**
+ * `req.headersDistinct` when a header line repeats, else `null` (`req.headers` is
+ * then exact). Whether one repeats is told by counting: as many raw lines as
+ * names in `req.headers` means none did, and node need not parse the headers twice.
+ */
+function repeatedLines(req: NodeRequestLike): DistinctHeaders | null {
+  const raw = (req as Partial<Pick<IncomingMessage, 'rawHeaders'>>).rawHeaders;
+  if (Array.isArray(raw) && raw.length === Object.keys(req.headers).length * 2) return null;
+  return (req as Partial<Pick<IncomingMessage, 'headersDistinct'>>).headersDistinct ?? null;
 }
+
+const NO_LINES: readonly string[] = Object.freeze([]);
 
 /**
  * The {@link SecurityRequest} view of a Fetch API `Request`. The URL is absolute, so
