@@ -65,8 +65,10 @@ export interface SecurityContextOptions {
    * By default such a call is refused before any procedure of the request runs
    * (`UNAUTHORIZED` when anonymous, else `FORBIDDEN`, with an `access-denied` event),
    * so a forgotten guard never leaves a procedure public: mark public procedures
-   * with `permitAll()` instead. (A WebSocket context is made once per connection,
-   * before any call: pass `router` to have its procedures checked at start-up.)
+   * with `permitAll()` instead. A WebSocket context is made once per connection,
+   * before any call, and a tRPC 11 release older than `info.calls[].procedure` names
+   * no procedure: without `router` (checked at start-up) such a request is refused
+   * whole, so pass `router`.
    * @defaultValue `false`
    */
   readonly dangerouslyAllowUnguardedProcedures?: boolean;
@@ -89,6 +91,13 @@ const KNOWN = [
 const UNGUARDED: Rule = Object.freeze({
   ...DENY_ALL,
   description: 'denyAll() (procedure without a guard)',
+});
+
+/** The rule of a request whose procedures cannot be told (a WebSocket, an older tRPC 11). */
+const UNCHECKABLE: Rule = Object.freeze({
+  ...DENY_ALL,
+  description:
+    'denyAll() (the procedures of this request cannot be checked: pass router to createSecurityContext)',
 });
 
 /**
@@ -125,6 +134,7 @@ export function createSecurityContext(options: SecurityContextOptions): Security
   const settings = resolve(options);
   const { authenticator, names, events, anyTransport, challenges, allowUnguarded } = settings;
   assertAuthenticatorConfigured(authenticator);
+  const checkedAtStart = options.router !== undefined;
   if (options.router !== undefined) assertSecured(options.router);
   const guard = { debug: false, events, securityContext: false };
   return async (opts) => {
@@ -149,8 +159,20 @@ export function createSecurityContext(options: SecurityContextOptions): Security
     }
     const challenge = challengeOf(challenges, request);
     const ctx = { user, [CLIENT_ADDRESS]: request.clientAddress, [CHALLENGE]: challenge };
-    if (!allowUnguarded) {
-      for (const call of opts.info?.calls ?? []) {
+    if (!allowUnguarded && !checkedAtStart) {
+      // `info` is what tRPC passes to createContext; a caller that drops it (calling
+      // the factory with `{ req }` only) has nothing to check here.
+      const calls = opts.info?.calls ?? [];
+      // A WebSocket context is made before any call, and a tRPC 11 release without
+      // `info.calls[].procedure` names no procedure: nothing can be checked per call,
+      // so nothing is served until `router` has been checked at start-up.
+      if (opts.info !== undefined && isWebSocketUpgrade(req)) {
+        throw denial(UNCHECKABLE, guard, { ctx, path: '', input: undefined }, user);
+      }
+      for (const call of calls) {
+        if (!('procedure' in call)) {
+          throw denial(UNCHECKABLE, guard, { ctx, path: call.path, input: undefined }, user);
+        }
         // `procedure` is null for an unknown path (tRPC answers NOT_FOUND itself).
         if (call.procedure != null && !isSecuredProcedure(call.procedure)) {
           throw denial(UNGUARDED, guard, { ctx, path: call.path, input: undefined }, user);

@@ -8,7 +8,7 @@ import {
   type Authenticator,
 } from '../../src/index.js';
 import { createSecurityContext, type NodeRequestLike } from '../../src/trpc/index.js';
-import { appRouter, createAuthenticator, headersOf } from './fixture.js';
+import { appRouter, createAuthenticator, headersOf, securedRouter } from './fixture.js';
 
 function nodeRequest(headers: Record<string, string>, extra: object = {}): NodeRequestLike {
   return {
@@ -24,7 +24,12 @@ const wsInfo = (connectionParams: Record<string, string> | null) => ({ connectio
 const upgrade = { upgrade: 'websocket', connection: 'Upgrade' };
 
 describe('createSecurityContext', () => {
-  const context = createSecurityContext({ authenticator: createAuthenticator() });
+  // `router` is checked at start-up, so WebSocket upgrades (whose context is made
+  // before any call) are served.
+  const context = createSecurityContext({
+    authenticator: createAuthenticator(),
+    router: securedRouter,
+  });
 
   it('authenticates node, Express, Fastify and Fetch requests', async () => {
     const headers = headersOf('writer');
@@ -82,6 +87,7 @@ describe('createSecurityContext', () => {
     const off = createSecurityContext({
       authenticator: createAuthenticator(),
       connectionParams: false,
+      router: securedRouter,
     });
     expect((await off({ req, info: wsInfo(headersOf('user')) })).user).toBeNull();
   });
@@ -95,6 +101,7 @@ describe('createSecurityContext', () => {
     const apiContext = createSecurityContext({
       authenticator: apiKeys,
       connectionParams: ['X-API-Key'],
+      router: securedRouter,
     });
     const ctx = await apiContext({
       req: nodeRequest(upgrade),

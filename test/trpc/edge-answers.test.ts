@@ -4,8 +4,9 @@
  * RFC 6750 error of a refused token), and portcullis' own denials carry no stack
  * trace, even in development mode. Real standalone and Fetch servers on 127.0.0.1.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { initTRPC } from '@trpc/server';
+import type { TRPCRequestInfo } from '@trpc/server/http';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,6 +122,32 @@ describe('deny by default: a procedure without a guard', () => {
     wiped = 0;
     expect((await call(optedOut.origin, 'wipe', {}, 'POST')).status).toBe(200);
     expect(wiped).toBe(1);
+  });
+
+  it('refuses what it cannot check: a WebSocket upgrade or a tRPC without info.calls[].procedure', async () => {
+    const authenticator = createAuthenticator();
+    const factory = createSecurityContext({ authenticator });
+    const req = (headers: Record<string, string>) =>
+      ({
+        method: 'GET',
+        url: '/wipe',
+        headers: { host: 'localhost', ...headers },
+        socket: { remoteAddress: '127.0.0.1' },
+      }) as unknown as IncomingMessage;
+    const older = { calls: [{ path: 'wipe', type: 'mutation' }] } as unknown as TRPCRequestInfo;
+    await expect(factory({ req: req({}), info: older })).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+    });
+    const upgrade = req({ connection: 'Upgrade', upgrade: 'websocket' });
+    const noCalls = { calls: [] } as unknown as TRPCRequestInfo;
+    await expect(factory({ req: upgrade, info: noCalls })).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+    });
+    // With the router checked at start-up, both are served.
+    const secured = t.router({ health: t.procedure.use(permitAll()).query(() => 'ok') });
+    const checked = createSecurityContext({ authenticator, router: secured });
+    await expect(checked({ req: req({}), info: older })).resolves.toMatchObject({ user: null });
+    await expect(checked({ req: upgrade, info: noCalls })).resolves.toMatchObject({ user: null });
   });
 
   it('fails the start when the router is given', () => {

@@ -18,6 +18,7 @@ import {
   collect,
   createAuthenticator,
   demoContext,
+  securedRouter,
   headersOf,
   serveStandalone,
   stopped,
@@ -101,7 +102,14 @@ describe('WebSocket subscriptions (wsLink + applyWSSHandler)', () => {
   beforeAll(async () => {
     wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise<void>((resolve) => wss.once('listening', resolve));
-    applyWSSHandler({ wss, router: appRouter, createContext: demoContext() });
+    applyWSSHandler({
+      wss,
+      router: securedRouter,
+      createContext: createSecurityContext({
+        authenticator: createAuthenticator(),
+        router: securedRouter,
+      }),
+    });
     url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
