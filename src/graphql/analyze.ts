@@ -369,6 +369,18 @@ class Analyzer {
     field: GraphQLField<unknown, unknown>,
     coordinate: string,
   ): CompiledExpression | typeof BROKEN {
+    if (compiled.pathVariables.length > 0) {
+      // Only URL rules capture path variables; on a field `path.x` would always be missing.
+      const refs = compiled.pathVariables.map((name) => `path.${name}`).join(', ');
+      this.#report(
+        field,
+        coordinate,
+        declared.directive,
+        'ERR_GRAPHQL_UNKNOWN_ARGUMENT',
+        `${refs}: a GraphQL field has no path variables (they come from URL rules' path patterns); use args`,
+      );
+      return BROKEN;
+    }
     const known = new Set(field.args.map((a) => a.name));
     const missing = [...argumentNames(compiled.ast)].filter((name) => !known.has(name));
     if (missing.length === 0) return compiled;

@@ -98,6 +98,13 @@ function accessRule(access: Access): Rule {
 }
 
 function expressionRule(expression: CompiledExpression): Rule {
+  if (expression.pathVariables.length > 0) {
+    // Only URL rules capture path variables; here `path.x` would always be missing.
+    throw new ConfigurationError(
+      'preAuthorize',
+      `${expression.pathVariables.map((name) => `path.${name}`).join(', ')}: a tRPC procedure has no path variables (they come from URL rules' path patterns); use args`,
+    );
+  }
   const evaluate = expression.evaluate;
   return Object.freeze({
     description: expression.source,

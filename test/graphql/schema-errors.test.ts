@@ -37,6 +37,7 @@ describe('a schema with bad security directives', () => {
         both: String @secured(roles: "A") @denyAll
         mine(id: ID): String @preAuthorize(expr: "args.authorId == principal.username")
         unbalanced: String @preAuthorize(expr: "(hasRole('A')")
+        owned(id: ID): String @preAuthorize(expr: "path.id == principal.username")
       }
       type Stats @preAuthorize(expr: "args.year == '2026'") { total(year: String): Int, other: Int }
       interface Node @preAuthorize(expr: "principal.password == 'x'") { id: ID }
@@ -50,6 +51,7 @@ describe('a schema with bad security directives', () => {
       'Query.both @secured ERR_GRAPHQL_DIRECTIVE_CONFLICT',
       'Query.mine @preAuthorize ERR_GRAPHQL_UNKNOWN_ARGUMENT',
       'Query.unbalanced @preAuthorize ERR_EXPRESSION_UNBALANCED_PARENTHESES',
+      'Query.owned @preAuthorize ERR_GRAPHQL_UNKNOWN_ARGUMENT',
       'Stats.other @preAuthorize ERR_GRAPHQL_UNKNOWN_ARGUMENT',
       'Node @preAuthorize ERR_EXPRESSION_UNKNOWN_REFERENCE',
     ]);

@@ -32,6 +32,12 @@ describe('definition-time validation', () => {
     }
   });
 
+  it('refuses path variables, which only URL rules capture', () => {
+    const error = configurationError(() => preAuthorize('path.id == principal.username'));
+    expect(error.option).toBe('preAuthorize');
+    expect(error.message).toContain('path.id');
+  });
+
   it('validates { role, authority }', () => {
     expect(configurationError(() => preAuthorize({ roles: 'ADMIN' } as never)).message).toContain(
       'did you mean "role"',
