@@ -95,11 +95,12 @@ class RequestView implements SecurityRequest {
   }
 
   header(name: string): string | undefined {
-    return this.#header(isLowerCase(name) ? name : name.toLowerCase());
+    // V8 returns an all-lower-case string itself, faster than testing it first.
+    return this.#header(name.toLowerCase());
   }
 
   headerValues(name: string): readonly string[] {
-    const lower = isLowerCase(name) ? name : name.toLowerCase();
+    const lower = name.toLowerCase();
     if (this.#headerValues) return this.#headerValues(lower);
     const value = this.#header(lower);
     return value === undefined ? NO_VALUES : [value];
@@ -109,7 +110,6 @@ class RequestView implements SecurityRequest {
 const NO_VALUES: readonly string[] = Object.freeze([]);
 
 const isUpperCase = (text: string): boolean => !/[a-z]/u.test(text);
-const isLowerCase = (text: string): boolean => !/[A-Z]/u.test(text);
 
 const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]*/iu;
 

@@ -26,16 +26,19 @@ export function nodeRequestView(
   secure: boolean = (req.socket as Partial<TLSSocket>).encrypted === true,
 ): SecurityRequest {
   const headers = req.headers;
-  let distinct: DistinctHeaders | null | undefined;
+  // `false` once known that no line repeats (`??=` would recompute a `null`).
+  let distinct: DistinctHeaders | false | undefined;
+  const raw = (name: string): string | readonly string[] | undefined => {
+    distinct ??= repeatedLines(req) ?? false;
+    return (distinct === false ? undefined : distinct[name]) ?? headers[name];
+  };
   const header = (name: string): string | undefined => {
-    distinct ??= repeatedLines(req);
-    const values = distinct?.[name] ?? headers[name];
+    const values = raw(name);
     if (values === undefined || typeof values === 'string') return values;
     return values.length === 1 ? values[0] : values.join(name === 'cookie' ? '; ' : ', ');
   };
   const lines = (name: string): readonly string[] => {
-    distinct ??= repeatedLines(req);
-    const values = distinct?.[name] ?? headers[name];
+    const values = raw(name);
     if (values === undefined) return NO_LINES;
     return typeof values === 'string' ? [values] : values;
   };
