@@ -98,11 +98,13 @@ function accessRule(access: Access): Rule {
 }
 
 function expressionRule(expression: CompiledExpression): Rule {
-  if (expression.pathVariables.length > 0) {
-    // Only URL rules capture path variables; here `path.x` would always be missing.
+  // Only URL rules capture path variables; here `path.x` would always be missing. (A
+  // hand-made compiled expression may not list them.)
+  const pathVariables = (expression.pathVariables as readonly string[] | undefined) ?? [];
+  if (pathVariables.length > 0) {
     throw new ConfigurationError(
       'preAuthorize',
-      `${expression.pathVariables.map((name) => `path.${name}`).join(', ')}: a tRPC procedure has no path variables (they come from URL rules' path patterns); use args`,
+      `${pathVariables.map((name) => `path.${name}`).join(', ')}: a tRPC procedure has no path variables (they come from URL rules' path patterns); use args`,
     );
   }
   const evaluate = expression.evaluate;
