@@ -67,7 +67,7 @@ export interface AccessDeniedEvent {
 
 export interface RequestRejectedEvent {
   readonly type: 'request-rejected';
-  /** The firewall's reason, e.g. `encoded-slash`. */
+  /** The firewall's reason (e.g. `encoded-slash`, `duplicate-header`, `invalid-host`), or `cors` for a refused CORS preflight. */
   readonly reason: string;
   readonly request: RequestSummary;
 }
