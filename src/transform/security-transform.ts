@@ -7,6 +7,7 @@ import {
   assertAuthenticatorConfigured,
   authenticateWithin,
   authenticatorFailed,
+  GRANTED,
   type AuthorizationDecision,
   type Authenticator,
   type Authorizer,
@@ -43,7 +44,12 @@ export type SecurityOutcome =
 export interface SecurityTransformOptions {
   /** Who the user is. @defaultValue none: every request is anonymous */
   readonly authenticator?: Authenticator;
-  /** What the user may do. @defaultValue none: every request is granted */
+  /**
+   * What the user may do.
+   * @defaultValue none: deny by default, every request needs an authenticated user
+   *   (401); grant everyone explicitly with
+   *   `AuthorizationManager.requestMatcher().anyRequest(Access.permitAll())`
+   */
   readonly authorizer?: Authorizer;
   /**
    * The firewall that answers 400 to paths not in normal form before anything else
@@ -211,8 +217,7 @@ export class SecurityTransform {
     user: AuthenticatedUser | null,
     request: SecurityRequest,
   ): SecurityOutcome | Promise<SecurityOutcome> {
-    const authorizer = this.#authorizer;
-    if (!authorizer) return { proceed: true, user };
+    const authorizer = this.#authorizer ?? AUTHENTICATED;
     const decision = authorizer.authorize(user, request);
     if (isPromiseLike(decision)) {
       const ms = this.#deadlines.authorizationMs;
@@ -250,6 +255,19 @@ export class SecurityTransform {
     return { proceed: false, response, user };
   }
 }
+
+/** The rule without an authorizer: deny by default, an authenticated user is needed. */
+const NO_AUTHORIZER: Extract<AuthorizationDecision, { granted: false }> = Object.freeze({
+  granted: false,
+  reason: 'unauthenticated',
+  rule: 'authenticated() (no authorizer configured: deny by default)',
+});
+
+/** The authorizer of a transform that has none: any authenticated user, nobody else. */
+const AUTHENTICATED: Authorizer = Object.freeze({
+  authorize: (user: AuthenticatedUser | null): AuthorizationDecision =>
+    user === null ? NO_AUTHORIZER : GRANTED,
+});
 
 /** Fails closed: 503 with `Retry-After` instead of the handler. */
 function unavailable(

@@ -1,12 +1,15 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { SecurityTransform } from '../../src/index.js';
+import { Access, AuthorizationManager, SecurityTransform } from '../../src/index.js';
 import { honoSecurity, secure } from '../../src/fetch/index.js';
 import { APP, answer, cors, runCorsScenarios } from '../support/cors-scenarios.js';
 import { createTestTransform, respond } from '../support/fixture.js';
 
 const request = (method: string, path: string, headers: Record<string, string>) =>
   new Request(`http://api.example${path}`, { method, headers });
+
+/** Public routes: the handler's own response gets the CORS headers. */
+const everyone = AuthorizationManager.requestMatcher().anyRequest(Access.permitAll());
 
 describe('CORS before authentication (Fetch secure)', () => {
   const { transform } = createTestTransform();
@@ -21,7 +24,7 @@ describe('CORS before authentication (Fetch secure)', () => {
 
   it('merges Vary with the handler’s and keeps the handler’s own CORS headers', async () => {
     const own = secure(
-      new SecurityTransform({ cors }),
+      new SecurityTransform({ cors, authorizer: everyone }),
       () =>
         new Response('x', {
           headers: { vary: 'Accept-Encoding', 'access-control-expose-headers': 'x-own' },
@@ -34,7 +37,9 @@ describe('CORS before authentication (Fetch secure)', () => {
   });
 
   it('copies a response whose headers are immutable', async () => {
-    const own = secure(new SecurityTransform({ cors }), () => Response.redirect(`${APP}/x`, 302));
+    const own = secure(new SecurityTransform({ cors, authorizer: everyone }), () =>
+      Response.redirect(`${APP}/x`, 302),
+    );
     const response = await own(request('GET', '/', { origin: APP }));
     expect(response.status).toBe(302);
     expect(response.headers.get('access-control-allow-origin')).toBe(APP);

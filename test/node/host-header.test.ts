@@ -1,11 +1,13 @@
 import { initTRPC } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SecurityTransform } from '../../src/index.js';
+import { Access, AuthorizationManager, SecurityTransform } from '../../src/index.js';
 import { secureHandler } from '../../src/node/index.js';
 import { sendRaw } from '../support/raw-http.js';
 import { listen, type TestServer } from '../support/server.js';
 
+/** The Host checks are the firewall's: every request that passes it is granted. */
+const everyone = AuthorizationManager.requestMatcher().anyRequest(Access.permitAll());
 const t = initTRPC.create();
 const router = t.router({ greeting: t.procedure.query(() => 'hello') });
 
@@ -19,11 +21,14 @@ describe('a malformed Host never reaches the framework (tRPC standalone behind s
   beforeAll(async () => {
     const trpc = createHTTPHandler({ router });
     server = await listen(
-      secureHandler(new SecurityTransform(), (req, res) => {
+      secureHandler(new SecurityTransform({ authorizer: everyone }), (req, res) => {
         trpc(req, res);
       }),
     );
-    const strict = new SecurityTransform({ firewall: { allowedHostnames: ['127.0.0.1'] } });
+    const strict = new SecurityTransform({
+      authorizer: everyone,
+      firewall: { allowedHostnames: ['127.0.0.1'] },
+    });
     allowList = await listen(
       secureHandler(strict, (req, res) => {
         trpc(req, res);

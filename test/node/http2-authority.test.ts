@@ -1,7 +1,7 @@
 import { connect, createServer, type Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SecurityTransform } from '../../src/index.js';
+import { Access, AuthorizationManager, SecurityTransform } from '../../src/index.js';
 import { secureHandler } from '../../src/node/index.js';
 
 /** An HTTP/2 server (node's compatibility API) behind secureHandler on 127.0.0.1. */
@@ -9,7 +9,8 @@ describe('HTTP/2 :authority is checked like Host', () => {
   let server: Http2Server;
   let origin = '';
   beforeAll(async () => {
-    const handler = secureHandler(new SecurityTransform(), (req, res) => {
+    const everyone = AuthorizationManager.requestMatcher().anyRequest(Access.permitAll());
+    const handler = secureHandler(new SecurityTransform({ authorizer: everyone }), (req, res) => {
       res.end('reached');
     });
     server = createServer(handler as unknown as Parameters<typeof createServer>[0]);

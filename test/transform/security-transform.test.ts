@@ -40,14 +40,26 @@ const denied = (outcome: SecurityOutcome) => {
 };
 
 describe('SecurityTransform', () => {
-  it('grants everything without an authorizer and authenticates nobody without an authenticator', async () => {
-    const open = await new SecurityTransform().handle(request('/admin'));
-    expect(open).toEqual({ proceed: true, user: null });
+  it('denies by default without an authorizer: an authenticated user is needed', async () => {
+    const { events, seen } = recorder();
+    const closed = await new SecurityTransform({ events }).handle(request('/admin'));
+    expect(denied(closed).status).toBe(401);
+    expect(seen).toContainEqual(
+      expect.objectContaining({
+        type: 'access-denied',
+        rule: 'authenticated() (no authorizer configured: deny by default)',
+      }),
+    );
     const known = await new SecurityTransform()
       .configAuthenticator(() => fixed(alice))
       .handle(request('/x'));
     expect(known.proceed && known.user?.username).toBe('alice');
     expect(known.user?.authenticationMethod).toBe('custom');
+    // Granting everyone is one explicit line.
+    const open = await new SecurityTransform()
+      .configAuthorizer(() => AuthorizationManager.requestMatcher().anyRequest(Access.permitAll()))
+      .handle(request('/admin'));
+    expect(open).toEqual({ proceed: true, user: null });
   });
 
   it('resolves synchronously when every step is synchronous', () => {
@@ -176,15 +188,19 @@ describe('SecurityTransform', () => {
         return null;
       },
     };
-    const strict = new SecurityTransform({ authenticator: spy });
+    const everyone = AuthorizationManager.requestMatcher().anyRequest(Access.permitAll());
+    const strict = new SecurityTransform({ authenticator: spy, authorizer: everyone });
     expect(denied(await strict.handle(request('//admin'))).status).toBe(400);
     expect(authenticatorCalls).toEqual([]);
     const lenient = new SecurityTransform({
       authenticator: spy,
+      authorizer: everyone,
       firewall: { allowDoubleSlash: true },
     });
     expect((await lenient.handle(request('//x'))).proceed).toBe(true);
-    const none = new SecurityTransform({ authenticator: spy }).configFirewall(false);
+    const none = new SecurityTransform({ authenticator: spy, authorizer: everyone }).configFirewall(
+      false,
+    );
     expect((await none.handle(request('/a;b'))).proceed).toBe(true);
     expect(authenticatorCalls).toEqual(['//x', '/a;b']);
   });
