@@ -1,5 +1,6 @@
-import type { CredentialFailure } from '../core/credential-failure.js';
+import { credentialFailureOf, type CredentialFailure } from '../core/credential-failure.js';
 import { ConfigurationError } from '../core/errors.js';
+import type { SecurityRequest } from '../core/request.js';
 
 /**
  * A login URL, validated: a same-origin absolute path (one leading `/`, never `//`
@@ -81,4 +82,37 @@ export function requireChallenge(value: unknown): string {
     );
   }
   return value;
+}
+
+/**
+ * Validates a `challenges` option: `WWW-Authenticate` challenges (RFC 9110 §11.6.1).
+ *
+ * @internal
+ */
+export function requireChallenges(value: unknown): readonly string[] {
+  if (!Array.isArray(value)) {
+    throw new ConfigurationError('challenges', 'must be an array of WWW-Authenticate challenges');
+  }
+  return Object.freeze(value.map((challenge) => requireChallenge(challenge)));
+}
+
+/**
+ * The `WWW-Authenticate` value of a request's 401 at the tRPC and GraphQL edges: the
+ * configured challenges, the one of the refused credential's scheme carrying its
+ * RFC 6750 error (`Bearer error="invalid_token", error_description="…"`), added when
+ * none has that scheme; `undefined` when there is nothing to say.
+ *
+ * @internal
+ */
+export function challengeOf(
+  configured: readonly string[],
+  request: SecurityRequest,
+): string | undefined {
+  const failure = credentialFailureOf(request);
+  if (!failure) return configured.length === 0 ? undefined : configured.join(', ');
+  const scheme = failure.scheme.toLowerCase();
+  const matches = (challenge: string) => challenge.split(' ', 1)[0]?.toLowerCase() === scheme;
+  const values = configured.map((c) => (matches(c) ? withError(c, failure) : c));
+  if (!configured.some(matches)) values.push(withError(failure.scheme, failure));
+  return values.join(', ');
 }

@@ -1,8 +1,5 @@
 import type { TRPCError } from '@trpc/server';
-import { requireChallenge, withError } from '../authorization/challenges.js';
-import { credentialFailureOf } from '../core/credential-failure.js';
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
-import type { SecurityRequest } from '../core/request.js';
 
 /**
  * The key under which `createSecurityContext` leaves the request's `WWW-Authenticate`
@@ -14,38 +11,6 @@ export const CHALLENGE: unique symbol = Symbol('portcullis.trpc.challenge');
 
 /** The `WWW-Authenticate` value of each `UNAUTHORIZED` denial portcullis made. */
 const challenges = new WeakMap<object, string>();
-
-/**
- * Validates the `challenges` option: `WWW-Authenticate` challenges (RFC 9110 §11.6.1).
- *
- * @internal
- */
-export function requireChallenges(value: unknown): readonly string[] {
-  if (!Array.isArray(value)) {
-    throw new ConfigurationError('challenges', 'must be an array of WWW-Authenticate challenges');
-  }
-  return Object.freeze(value.map((challenge) => requireChallenge(challenge)));
-}
-
-/**
- * The `WWW-Authenticate` value of a request's 401: the configured challenges, the one
- * of the refused credential's scheme carrying its RFC 6750 error (`Bearer
- * error="invalid_token", error_description="…"`), added when none has that scheme.
- *
- * @internal
- */
-export function challengeOf(
-  configured: readonly string[],
-  request: SecurityRequest,
-): string | undefined {
-  const failure = credentialFailureOf(request);
-  if (!failure) return configured.length === 0 ? undefined : configured.join(', ');
-  const scheme = failure.scheme.toLowerCase();
-  const matches = (challenge: string) => challenge.split(' ', 1)[0]?.toLowerCase() === scheme;
-  const values = configured.map((c) => (matches(c) ? withError(c, failure) : c));
-  if (!configured.some(matches)) values.push(withError(failure.scheme, failure));
-  return values.join(', ');
-}
 
 /** The challenge `createSecurityContext` left on a context, if any. @internal */
 export function contextChallenge(ctx: unknown): string | undefined {
@@ -129,3 +94,5 @@ function toEntries(headers: Record<string, string | string[] | undefined> | unde
   }
   return entries;
 }
+
+export { challengeOf, requireChallenges } from '../authorization/challenges.js';
