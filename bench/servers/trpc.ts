@@ -40,7 +40,15 @@ if (stack === 'portcullis' || stack === 'portcullis-lean') {
     guarded: t.procedure.use(guard('USER')).query(() => answer),
   });
   serveForBenchmark(
-    createHTTPServer({ router, createContext: createSecurityContext({ authenticator: jwt }) }),
+    createHTTPServer({
+      router,
+      // `/plain` is unguarded on purpose: it measures the context alone, beside the
+      // guard. Without the opt-out, deny by default refuses it.
+      createContext: createSecurityContext({
+        authenticator: jwt,
+        dangerouslyAllowUnguardedProcedures: true,
+      }),
+    }),
   );
 } else if (stack === 'bare') {
   const key = await webcrypto.subtle.importKey(
