@@ -8,6 +8,7 @@ import {
   type Authenticator,
 } from '../core/security.js';
 import type { User } from '../core/user.js';
+import { isPromiseLike } from '../lib/promise.js';
 import { publishAuthentication } from './publish.js';
 
 /** Options of {@link AuthenticationManager.anyOf}. */
@@ -75,30 +76,78 @@ class AnyOfAuthenticator implements Authenticator {
     for (const authenticator of this.#authenticators) assertAuthenticatorConfigured(authenticator);
   }
 
-  async getUser(request: SecurityRequest): Promise<User | null> {
-    return this.#first(request, (authenticator) => authenticator.getUser(request));
+  getUser(request: SecurityRequest): User | null | Promise<User | null> {
+    return this.#first(request, (authenticator) => authenticator.getUser(request), 0, undefined);
   }
 
-  async authenticate(request: SecurityRequest): Promise<AuthenticatedUser | null> {
-    return this.#first(request, (authenticator) => authenticateWith(authenticator, request));
+  authenticate(
+    request: SecurityRequest,
+  ): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
+    return this.#first(
+      request,
+      (authenticator) => authenticateWith(authenticator, request),
+      0,
+      undefined,
+    );
   }
 
-  async #first<T>(
+  /**
+   * Asks the authenticators from `start` on. Synchronous as long as they answer
+   * synchronously (a verified-token cache hit, say): no promise, no deadline timer
+   * on the hot path; the first promise makes the rest asynchronous.
+   */
+  #first<T>(
     request: SecurityRequest,
     attempt: (authenticator: Authenticator) => T | null | PromiseLike<T | null>,
-  ): Promise<T | null> {
-    let unavailable: UnavailableError | undefined;
-    for (const [index, authenticator] of this.#authenticators.entries()) {
+    start: number,
+    unavailable: UnavailableError | undefined,
+  ): T | null | Promise<T | null> {
+    const authenticators = this.#authenticators;
+    for (let index = start; index < authenticators.length; index++) {
+      const authenticator = authenticators[index] as Authenticator;
+      let found: T | null | PromiseLike<T | null>;
       try {
-        const found = await attempt(authenticator);
-        if (found !== null && found !== undefined) return found;
+        found = attempt(authenticator);
       } catch (error) {
-        if (error instanceof UnavailableError) unavailable ??= error;
-        else this.#report(index, authenticator, error, request);
+        unavailable = this.#failed(index, authenticator, error, request, unavailable);
+        continue;
       }
+      if (isPromiseLike(found)) {
+        return Promise.resolve(found).then(
+          (user) =>
+            user !== null && user !== undefined
+              ? user
+              : this.#first(request, attempt, index + 1, unavailable),
+          (error: unknown) =>
+            this.#first(
+              request,
+              attempt,
+              index + 1,
+              this.#failed(index, authenticator, error, request, unavailable),
+            ),
+        );
+      }
+      if (found !== null && found !== undefined) return found;
     }
     if (unavailable !== undefined) throw unavailable;
     return null;
+  }
+
+  /**
+   * An authenticator threw or rejected: an {@link UnavailableError} is kept (rethrown
+   * when no other authenticator finds a user: a credential that could not be checked
+   * is not "no credential"), anything else is reported and counts as no user.
+   */
+  #failed(
+    index: number,
+    authenticator: Authenticator,
+    error: unknown,
+    request: SecurityRequest,
+    unavailable: UnavailableError | undefined,
+  ): UnavailableError | undefined {
+    if (error instanceof UnavailableError) return unavailable ?? error;
+    this.#report(index, authenticator, error, request);
+    return unavailable;
   }
 
   #report(

@@ -41,14 +41,19 @@ export function hasDuplicate(request: SecurityRequest, names: readonly string[])
 /** A token followed by `=`: an auth-param, or a list member that continues a credential. */
 const AUTH_PARAM = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+[ \t]*=/u;
 
+/** A media type's start, `type/subtype`: an unquoted multipart boundary may hold a comma (RFC 2046 §5.1.1). */
+const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+/u;
+
 /** How many members a value holds, commas inside quoted strings aside. */
 function countMembers(name: string, value: string): number {
   const credentials = name === 'authorization';
+  const mediaType = name === 'content-type';
   let count = 0;
   for (const member of splitOutsideQuotes(value)) {
     const text = member.trim();
     if (text === '') continue;
     if (credentials && count > 0 && AUTH_PARAM.test(text)) continue;
+    if (mediaType && count > 0 && !MEDIA_TYPE.test(text)) continue;
     count++;
   }
   return count;

@@ -172,20 +172,21 @@ export class JwtAuthenticator implements Authenticator {
     if (token.length > this.#settings.maxTokenLength) {
       return this.#verify(token, undefined, request);
     }
+    const cache = this.#cache;
+    // A hit is the very string verified before, which passed the compact-form check
+    // then: the check (a scan of the whole token) runs on misses only.
+    const key = cache === undefined ? undefined : VerifiedTokenCache.keyOf(token);
+    const hit = key === undefined ? undefined : cache?.get(key, this.#settings.clock());
+    if (hit !== undefined) return this.#succeeded(hit.user, request);
     if (!isCompactJws(token)) {
       // Not the one spelling of a compact JWS (whitespace inside, padding, another
-      // alphabet, spare bits set, anything beyond a b64token): refused before the
-      // cache, so a re-spelled token is never a cache key.
+      // alphabet, spare bits set, anything beyond a b64token): refused before any
+      // decoding and never stored, so a re-spelled token never becomes a cache entry.
       return this.#failed(
         new JwtError('ERR_JWT_MALFORMED', 'The token is not a compact JWS'),
         request,
       );
     }
-    const cache = this.#cache;
-    if (cache === undefined) return this.#verify(token, undefined, request);
-    const key = VerifiedTokenCache.keyOf(token);
-    const hit = cache.get(key, this.#settings.clock());
-    if (hit !== undefined) return this.#succeeded(hit.user, request);
     return this.#verify(token, key, request);
   }
 

@@ -25,9 +25,9 @@ export function withDeadline<T>(
   timeoutMs: number,
   onTimeout: () => Error,
 ): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
+  // One promise and one timer: this runs for every asynchronous authentication.
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
       let error: Error;
       try {
         error = onTimeout();
@@ -36,10 +36,19 @@ export function withDeadline<T>(
       }
       reject(error);
     }, timeoutMs);
-  });
-  // `race` subscribes to `work`, so its rejection after the deadline is handled.
-  return Promise.race([work, deadline]).finally(() => {
-    clearTimeout(timer);
+    // Subscribing handles a rejection of `work` after the deadline, too.
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        // The work's own rejection, passed on as it is.
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+        reject(error);
+      },
+    );
   });
 }
 

@@ -321,6 +321,7 @@ describe('Firewall: headers trusted as single (duplicate-header)', () => {
     ['host', 'a.example, b.example'],
     ['origin', 'https://a.example, https://b.example'],
     ['x-requested-with', 'XMLHttpRequest, XMLHttpRequest'],
+    ['content-type', 'application/json, application/x-www-form-urlencoded'],
   ])('rejects a %s joined by a comma, as the Fetch API joins lines: %s', (name, value) => {
     expect(strict.check(request('/', { headers: { [name]: value } }))).toBe('duplicate-header');
   });
@@ -330,6 +331,7 @@ describe('Firewall: headers trusted as single (duplicate-header)', () => {
     ['authorization', 'Digest username="a,b", realm="r", nonce="n"'],
     ['authorization', 'Bearer abc, error="x"'],
     ['content-type', 'multipart/form-data; boundary="a,b"'],
+    ['content-type', 'multipart/form-data; boundary=a,b'],
     ['accept', 'text/html, application/json'],
     ['x-forwarded-for', '1.2.3.4, 5.6.7.8'],
   ])('lets one %s through: %s', (name, value) => {
