@@ -152,14 +152,32 @@ export class SessionAuthenticator implements Authenticator {
     return this.#settings;
   }
 
-  /** SPEC.md's operation: the session's user, or `null`. */
-  async getUser(request: SecurityRequest): Promise<User | null> {
-    const user = await this.authenticate(request);
-    return user ? new User(user.username, '', user.roles, user.authorities) : null;
+  /** SPEC.md's operation: the session's user, or `null` (at once, without a session cookie). */
+  getUser(request: SecurityRequest): User | null | Promise<User | null> {
+    if (!this.#hasCookie(request)) return null;
+    return this.#sessionUser(request).then((user) =>
+      user ? new User(user.username, '', user.roles, user.authorities) : null,
+    );
   }
 
-  /** The session's user (`authenticationMethod: 'session'`, attribute `sessionId`), or `null`. */
-  async authenticate(request: SecurityRequest): Promise<AuthenticatedUser | null> {
+  /**
+   * The session's user (`authenticationMethod: 'session'`, attribute `sessionId`), or
+   * `null`: at once, synchronously, when the request has no session cookie (so that
+   * an `anyOf` chain asking other mechanisms first stays synchronous).
+   */
+  authenticate(
+    request: SecurityRequest,
+  ): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
+    if (!this.#hasCookie(request)) return null;
+    return this.#sessionUser(request);
+  }
+
+  #hasCookie(request: SecurityRequest): boolean {
+    const value = request.cookies.get(this.#settings.cookieName);
+    return value !== undefined && value !== '';
+  }
+
+  async #sessionUser(request: SecurityRequest): Promise<AuthenticatedUser | null> {
     const state = await this.#state(request);
     if (state?.user === undefined) return null;
     const stored = state.user;
