@@ -1,5 +1,5 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import { DEFAULT_DEADLINES } from '../core/deadline.js';
+import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
@@ -49,6 +49,13 @@ export interface SecurityContextOptions {
    * @defaultValue `[]`: a challenge only for a refused credential
    */
   readonly challenges?: readonly string[];
+  /**
+   * How long the authentication of one request may take, in milliseconds (1 to
+   * 600,000). Past it the request fails closed: `extensions.code` `SERVICE_UNAVAILABLE` (HTTP 503), a `deadline-exceeded`
+   * event, never an anonymous user.
+   * @defaultValue `10_000`
+   */
+  readonly authenticationTimeoutMs?: number;
 }
 
 /**
@@ -83,7 +90,13 @@ export type GraphQLSecurityContextFactory = (
   input: GraphQLContextInput,
 ) => Promise<GraphQLSecurityContext>;
 
-const KNOWN = ['authenticator', 'connectionParams', 'events', 'challenges'];
+const KNOWN = [
+  'authenticator',
+  'connectionParams',
+  'events',
+  'challenges',
+  'authenticationTimeoutMs',
+];
 
 /**
  * Builds the GraphQL context's `user` (an `AuthenticatedUser`, or `null`) from an
@@ -106,18 +119,13 @@ const KNOWN = ['authenticator', 'connectionParams', 'events', 'challenges'];
 export function createSecurityContext(
   options: SecurityContextOptions,
 ): GraphQLSecurityContextFactory {
-  const { authenticator, names, events, challenges } = resolve(options);
+  const { authenticator, names, events, challenges, authenticationTimeoutMs } = resolve(options);
   assertAuthenticatorConfigured(authenticator);
   return async (input) => {
     const request = findRequest(input, names);
     let user: AuthenticatedUser | null;
     try {
-      user = await authenticateWithin(
-        authenticator,
-        request,
-        DEFAULT_DEADLINES.authenticationMs,
-        events,
-      );
+      user = await authenticateWithin(authenticator, request, authenticationTimeoutMs, events);
     } catch (error) {
       // A deadline passed or a store is down: SERVICE_UNAVAILABLE (503), never anonymous.
       if (error instanceof UnavailableError) throw unavailableError(error);
@@ -170,6 +178,7 @@ interface Resolved {
   readonly names: readonly string[];
   readonly events: SecurityEvents;
   readonly challenges: readonly string[];
+  readonly authenticationTimeoutMs: number;
 }
 
 function resolve(options: SecurityContextOptions): Resolved {
@@ -182,6 +191,7 @@ function resolve(options: SecurityContextOptions): Resolved {
     connectionParams = ['authorization'],
     events = securityEvents,
     challenges = [],
+    authenticationTimeoutMs = DEFAULT_DEADLINES.authenticationMs,
   } = options;
   if (typeof (authenticator as Partial<Authenticator> | null)?.getUser !== 'function') {
     throw new ConfigurationError('authenticator', 'must be an Authenticator');
@@ -193,5 +203,11 @@ function resolve(options: SecurityContextOptions): Resolved {
     connectionParams === false
       ? []
       : Object.freeze(requireNames('connectionParams', connectionParams));
-  return { authenticator, names, events, challenges: requireChallenges(challenges) };
+  return {
+    authenticator,
+    names,
+    events,
+    challenges: requireChallenges(challenges),
+    authenticationTimeoutMs: requireDeadline('authenticationTimeoutMs', authenticationTimeoutMs),
+  };
 }

@@ -1,6 +1,6 @@
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import { DEFAULT_DEADLINES } from '../core/deadline.js';
+import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import {
@@ -72,6 +72,13 @@ export interface SecurityContextOptions {
    * @defaultValue `false`
    */
   readonly dangerouslyAllowUnguardedProcedures?: boolean;
+  /**
+   * How long the authentication of one request may take, in milliseconds (1 to
+   * 600,000). Past it the request fails closed: `SERVICE_UNAVAILABLE` (HTTP 503), a `deadline-exceeded`
+   * event, never an anonymous user.
+   * @defaultValue `10_000`
+   */
+  readonly authenticationTimeoutMs?: number;
 }
 
 /** The function {@link createSecurityContext} returns: `createContext` or part of it. */
@@ -85,6 +92,7 @@ const KNOWN = [
   'router',
   'challenges',
   'dangerouslyAllowUnguardedProcedures',
+  'authenticationTimeoutMs',
 ];
 
 /** The rule of a call whose procedure has no guard. */
@@ -149,7 +157,7 @@ export function createSecurityContext(options: SecurityContextOptions): Security
       user = await authenticateWithin(
         authenticator,
         request,
-        DEFAULT_DEADLINES.authenticationMs,
+        settings.authenticationTimeoutMs,
         events,
       );
     } catch (error) {
@@ -192,6 +200,7 @@ interface Settings {
   readonly anyTransport: boolean;
   readonly challenges: readonly string[];
   readonly allowUnguarded: boolean;
+  readonly authenticationTimeoutMs: number;
 }
 
 function resolve(options: SecurityContextOptions): Settings {
@@ -207,6 +216,7 @@ function resolve(options: SecurityContextOptions): Settings {
     router,
     challenges = [],
     dangerouslyAllowUnguardedProcedures = false,
+    authenticationTimeoutMs = DEFAULT_DEADLINES.authenticationMs,
   } = options;
   if (typeof (authenticator as Partial<Authenticator> | null)?.getUser !== 'function') {
     throw new ConfigurationError('authenticator', 'must be an Authenticator');
@@ -234,5 +244,6 @@ function resolve(options: SecurityContextOptions): Settings {
     anyTransport: dangerouslyAllowConnectionParamsOverHttp,
     challenges: requireChallenges(challenges),
     allowUnguarded: dangerouslyAllowUnguardedProcedures,
+    authenticationTimeoutMs: requireDeadline('authenticationTimeoutMs', authenticationTimeoutMs),
   };
 }

@@ -53,4 +53,17 @@ describe('GraphQL: a dependency that never answers fails closed (SERVICE_UNAVAIL
       extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } },
     });
   });
+
+  it('createSecurityContext: an authenticator that never answers is cut at authenticationTimeoutMs', async () => {
+    const hung: Authenticator = { getUser: () => never() };
+    const security = createSecurityContext({ authenticator: hung, authenticationTimeoutMs: 30 });
+    const started = Date.now();
+    await expect(security(new Request('http://127.0.0.1/graphql'))).rejects.toMatchObject({
+      extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } },
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(() =>
+      createSecurityContext({ authenticator: hung, authenticationTimeoutMs: -1 }),
+    ).toThrow(expect.objectContaining({ option: 'authenticationTimeoutMs' }));
+  });
 });

@@ -52,6 +52,33 @@ describe('tRPC: a dependency that never answers fails the call closed (SERVICE_U
     expect(body.error.data.code).toBe('SERVICE_UNAVAILABLE');
   });
 
+  it('authenticationTimeoutMs sets the deadline (and is validated)', async () => {
+    const router = t.router({
+      me: t.procedure.use(authenticated()).query(({ ctx }) => ctx.user.username),
+    });
+    const hung: Authenticator = { getUser: () => never() };
+    const createContext = createSecurityContext({
+      authenticator: hung,
+      authenticationTimeoutMs: 200,
+    });
+    let settled = false;
+    const response = fetchRequestHandler({
+      endpoint: '/trpc',
+      req: new Request('http://127.0.0.1/trpc/me'),
+      router,
+      createContext,
+    }).finally(() => {
+      settled = true;
+    });
+    await vi.advanceTimersByTimeAsync(199);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await response).status).toBe(503);
+    expect(() =>
+      createSecurityContext({ authenticator: hung, authenticationTimeoutMs: 0 }),
+    ).toThrow(expect.objectContaining({ option: 'authenticationTimeoutMs' }));
+  });
+
   it('an async expression function that never settles: SERVICE_UNAVAILABLE, not FORBIDDEN', async () => {
     const rule = compileExpression('onCall()', {
       functions: {
