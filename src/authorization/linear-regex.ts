@@ -290,6 +290,10 @@ class Parser {
     while (this.#at < source.length) {
       const char = source[this.#at];
       if (char === '\\') {
+        // In `v` mode, `\q{a|aa}` is a class of strings: a loop over it is a loop
+        // over an alternation of different lengths, which the argument above does
+        // not cover (`[\q{a|aa}]+` backtracks exponentially).
+        if (this.#sets && source[this.#at + 1] === 'q') throw new Unsupported();
         this.#at += 2;
         continue;
       }
