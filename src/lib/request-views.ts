@@ -56,13 +56,32 @@ type DistinctHeaders = Readonly<Record<string, readonly string[] | undefined>>;
 
 /**
  * `req.headersDistinct` when a header line repeats, else `null` (`req.headers` is
- * then exact). Whether one repeats is told by counting: as many raw lines as
- * names in `req.headers` means none did, and node need not parse the headers twice.
+ * then exact). More raw lines than names in `req.headers` means one did; as many
+ * or fewer proves nothing (a middleware may have added a name, e.g. a request id),
+ * so the raw names are then compared, and node need not parse the headers twice
+ * when none repeats.
  */
 function repeatedLines(req: NodeRequestLike): DistinctHeaders | null {
   const raw = (req as Partial<Pick<IncomingMessage, 'rawHeaders'>>).rawHeaders;
-  if (Array.isArray(raw) && raw.length === Object.keys(req.headers).length * 2) return null;
+  if (
+    Array.isArray(raw) &&
+    raw.length <= Object.keys(req.headers).length * 2 &&
+    !hasRepeatedName(raw)
+  ) {
+    return null;
+  }
   return (req as Partial<Pick<IncomingMessage, 'headersDistinct'>>).headersDistinct ?? null;
+}
+
+/** Whether a name occurs twice (in any case) among node's raw header lines. */
+function hasRepeatedName(raw: readonly string[]): boolean {
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = String(raw[i]).toLowerCase();
+    if (seen.has(name)) return true;
+    seen.add(name);
+  }
+  return false;
 }
 
 const NO_LINES: readonly string[] = Object.freeze([]);

@@ -1,7 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import express from 'express';
+import { createServer } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Access, AuthorizationManager } from '../../src/authorization/index.js';
 import { isProvablyLinear } from '../../src/authorization/linear-regex.js';
+import { security } from '../../src/node/index.js';
 import { thrown } from '../authorization/helpers.js';
+import { createTestTransform, respond } from '../support/fixture.js';
+import { sendRaw } from '../support/raw-http.js';
+import { basic, listen, type TestServer } from '../support/server.js';
 
 /** Attacks on the secure-by-default code of issue 15, each once a hole. */
 
@@ -32,5 +38,45 @@ describe('the quick linear proof and v-mode string classes', () => {
   it('a v-mode class without strings is still proven at once', () => {
     expect(isProvablyLinear('/x/[a-z]+/.*', 'siv')).toBe(true);
     expect(isProvablyLinear('/x/[[a-z]--[q]]+/.*', 'siv')).toBe(true);
+  });
+});
+
+describe('two Authorization lines behind a middleware that adds a header (Express)', () => {
+  const { transform } = createTestTransform();
+  let server: TestServer;
+  beforeAll(async () => {
+    const app = express();
+    // A request-id middleware, as many apps have: it adds a header node never read.
+    app.use((req, _res, next) => {
+      req.headers['x-request-id'] ??= 'generated-id';
+      next();
+    });
+    app.use(security(transform));
+    app.use((req, res, next) => {
+      respond(req.originalUrl).then((body) => res.send(body), next);
+    });
+    server = await listen(createServer(app));
+  });
+  afterAll(() => server.close());
+
+  it('the attack: Basic admin + Basic user is refused with 400, not authenticated as admin', async () => {
+    // One added key made the header names as many as the raw line pairs, so the view
+    // took "no line repeats" and read node's first Authorization line only.
+    const response = await sendRaw(server.origin, 'GET /admin HTTP/1.1', [
+      ['Host', new URL(server.origin).host],
+      ['Authorization', basic('admin', 'admin-pw')],
+      ['Authorization', basic('user', 'user-pw')],
+    ]);
+    expect(response.body).not.toContain('hello admin');
+    expect(response.status).toBe(400);
+  });
+
+  it('one credential still authenticates (the control)', async () => {
+    const response = await sendRaw(server.origin, 'GET /admin HTTP/1.1', [
+      ['Host', new URL(server.origin).host],
+      ['Authorization', basic('admin', 'admin-pw')],
+    ]);
+    expect(response.status).toBe(200);
+    expect(response.body).toContain('hello admin');
   });
 });
