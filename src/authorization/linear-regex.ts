@@ -270,6 +270,7 @@ class Parser {
     if (next === 'p' || next === 'P') {
       const close = source.indexOf('}', this.#at);
       if (source[this.#at] !== '{' || close < 0) throw new Unsupported();
+      if (this.#sets && isStringProperty(source, start)) throw new Unsupported();
       this.#at = close + 1;
       return { kind: 'set', text: source.slice(start, this.#at) };
     }
@@ -290,10 +291,13 @@ class Parser {
     while (this.#at < source.length) {
       const char = source[this.#at];
       if (char === '\\') {
-        // In `v` mode, `\q{a|aa}` is a class of strings: a loop over it is a loop
-        // over an alternation of different lengths, which the argument above does
-        // not cover (`[\q{a|aa}]+` backtracks exponentially).
-        if (this.#sets && source[this.#at + 1] === 'q') throw new Unsupported();
+        // In `v` mode, `\q{a|aa}` and properties of strings (`\p{RGI_Emoji}`) make a
+        // class of strings: a loop over it is a loop over an alternation of different
+        // lengths, which the argument above does not cover (`[\q{a|aa}]+` backtracks
+        // exponentially).
+        if (this.#sets && (source[this.#at + 1] === 'q' || isStringProperty(source, this.#at))) {
+          throw new Unsupported();
+        }
         this.#at += 2;
         continue;
       }
@@ -331,5 +335,22 @@ class Parser {
     if (source[this.#at] === '?') this.#at++; // lazy
     if (quantifier.min === 1 && quantifier.max === 1) return undefined;
     return quantifier;
+  }
+}
+
+/**
+ * Whether the `\p{…}` at `at` names a property of strings (`v` mode only, e.g.
+ * `RGI_Emoji`, which matches sequences of several code points). Such a property
+ * cannot be negated: `\P{…}` of it is a syntax error.
+ */
+function isStringProperty(source: string, at: number): boolean {
+  if (source[at + 1] !== 'p' || source[at + 2] !== '{') return false;
+  const close = source.indexOf('}', at);
+  if (close < 0) return false;
+  try {
+    new RegExp(`\\P${source.slice(at + 2, close + 1)}`, 'v');
+    return false;
+  } catch {
+    return true;
   }
 }
