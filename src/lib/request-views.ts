@@ -70,7 +70,20 @@ function repeatedLines(req: NodeRequestLike): DistinctHeaders | null {
   ) {
     return null;
   }
-  return (req as Partial<Pick<IncomingMessage, 'headersDistinct'>>).headersDistinct ?? null;
+  const distinct = (req as Partial<Pick<IncomingMessage, 'headersDistinct'>>).headersDistinct;
+  // node's HTTP/2 request has no headersDistinct and keeps the first of repeated
+  // single-value fields (Authorization): read the lines from rawHeaders then.
+  return distinct ?? (Array.isArray(raw) ? linesOf(raw) : null);
+}
+
+/** The lines of each header (by lower-case name) from node's raw header list. */
+function linesOf(raw: readonly string[]): DistinctHeaders {
+  const lines: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = String(raw[i]).toLowerCase();
+    (lines[name] ??= []).push(String(raw[i + 1]));
+  }
+  return lines;
 }
 
 /** Whether a name occurs twice (in any case) among node's raw header lines. */

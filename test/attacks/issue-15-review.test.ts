@@ -1,9 +1,12 @@
 import express from 'express';
 import { createServer } from 'node:http';
+import { createServer as createHttp2Server, type Http2Server } from 'node:http2';
+import { connect as connectTcp, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Access, AuthorizationManager } from '../../src/authorization/index.js';
 import { isProvablyLinear } from '../../src/authorization/linear-regex.js';
-import { security } from '../../src/node/index.js';
+import type { SecurityEvent } from '../../src/index.js';
+import { secureHandler, security } from '../../src/node/index.js';
 import { thrown } from '../authorization/helpers.js';
 import { createTestTransform, respond } from '../support/fixture.js';
 import { sendRaw } from '../support/raw-http.js';
@@ -110,5 +113,111 @@ describe('two Authorization lines behind a middleware that adds a header (Expres
     ]);
     expect(response.status).toBe(200);
     expect(response.body).toContain('hello admin');
+  });
+});
+
+/**
+ * Sends one HTTP/2 request (h2c, prior knowledge) with its header fields exactly as
+ * given, repeated ones included (node's client refuses to repeat Authorization), and
+ * resolves with the response body.
+ */
+function rawHttp2(port: number, fields: readonly [string, string][]): Promise<string> {
+  const literal = (name: string, value: string) =>
+    // HPACK literal field without indexing, new name, no Huffman (RFC 7541 §6.2.2).
+    Buffer.concat([
+      Buffer.from([0, name.length]),
+      Buffer.from(name, 'latin1'),
+      Buffer.from([value.length]),
+      Buffer.from(value, 'latin1'),
+    ]);
+  const frame = (type: number, flags: number, stream: number, payload: Buffer) => {
+    const head = Buffer.alloc(9);
+    head.writeUIntBE(payload.length, 0, 3);
+    head[3] = type;
+    head[4] = flags;
+    head.writeUInt32BE(stream, 5);
+    return Buffer.concat([head, payload]);
+  };
+  const block = Buffer.concat(fields.map(([name, value]) => literal(name, value)));
+  return new Promise((resolve, reject) => {
+    const socket = connectTcp(port, '127.0.0.1', () => {
+      socket.write(
+        Buffer.concat([
+          Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1'),
+          frame(4, 0, 0, Buffer.alloc(0)), // SETTINGS
+          frame(1, 5, 1, block), // HEADERS, END_STREAM | END_HEADERS
+        ]),
+      );
+    });
+    socket.setTimeout(5000, () => socket.destroy(new Error('timeout')));
+    let buffer = Buffer.alloc(0);
+    let body = '';
+    socket.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      while (buffer.length >= 9) {
+        const length = buffer.readUIntBE(0, 3);
+        if (buffer.length < 9 + length) break;
+        const [type, flags] = [buffer[3] ?? 0, buffer[4] ?? 0];
+        const payload = buffer.subarray(9, 9 + length);
+        buffer = buffer.subarray(9 + length);
+        if (type === 4 && (flags & 1) === 0) socket.write(frame(4, 1, 0, Buffer.alloc(0)));
+        if (type === 0) body += payload.toString('utf8');
+        const ended = (type === 0 || type === 1) && (flags & 1) !== 0;
+        if (ended || type === 3 || type === 7) {
+          socket.destroy();
+          resolve(body);
+          return;
+        }
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe('two Authorization fields over HTTP/2 (node compatibility API behind secureHandler)', () => {
+  const { transform, events } = createTestTransform();
+  let server: Http2Server;
+  let port = 0;
+  beforeAll(async () => {
+    const handler = secureHandler(transform, async (req, res) => {
+      res.end(await respond(req.url ?? '/'));
+    });
+    server = createHttp2Server(handler as unknown as Parameters<typeof createHttp2Server>[0]);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      }),
+  );
+  const fields = (...credentials: string[]): [string, string][] => [
+    [':method', 'GET'],
+    [':scheme', 'http'],
+    [':path', '/admin'],
+    [':authority', `127.0.0.1:${port}`],
+    ...credentials.map((value): [string, string] => ['authorization', value]),
+  ];
+
+  it('the attack: Basic admin + Basic user is refused, not authenticated as admin', async () => {
+    // node's HTTP/2 request keeps the first field and has no headersDistinct: the
+    // view saw one Authorization and the firewall no duplicate.
+    const seen: SecurityEvent[] = [];
+    const stop = events.on('request-rejected', (event) => {
+      seen.push(event);
+    });
+    const body = await rawHttp2(port, fields(basic('admin', 'admin-pw'), basic('user', 'user-pw')));
+    stop();
+    expect(body).not.toContain('hello admin');
+    expect(seen).toContainEqual(
+      expect.objectContaining({ type: 'request-rejected', reason: 'duplicate-header' }),
+    );
+  });
+
+  it('one credential still authenticates (the control)', async () => {
+    expect(await rawHttp2(port, fields(basic('admin', 'admin-pw')))).toBe('hello admin');
   });
 });
