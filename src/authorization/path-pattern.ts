@@ -70,8 +70,8 @@ export function parsePathPattern(pattern: string, flags: string): ParsedPathPatt
     fail('can never match: a request path is absolute, start the pattern with "/"');
   }
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f\\]/u.test(pattern)) {
-    fail('contains a control character or "\\", which a normalized path never has');
+  if (/[\u0000-\u001f\u007f]/u.test(pattern)) {
+    fail('contains a control character, which a normalized path never has');
   }
   const texts = splitSegments(pattern.slice(1), fail);
   const segments: PathSegment[] = [];
@@ -164,7 +164,9 @@ function splitSegments(text: string, fail: (problem: string) => never): string[]
   let start = 0;
   for (let i = 0; i < text.length; i++) {
     const char = text[i];
-    if (char === '{') depth++;
+    if (char === '\\' && depth > 0)
+      i++; // an escape in a constraint (`{id:\d+}`)
+    else if (char === '{') depth++;
     else if (char === '}' && --depth < 0) fail('has a "}" without its "{"');
     else if (char === '/' && depth === 0) {
       segments.push(text.slice(start, i));
@@ -209,6 +211,9 @@ function compileSegment(
       if (regex !== undefined) checkConstraint(name, regex, flags, fail);
       parts.push({ type: 'variable', name, regex });
       i = close;
+    } else if (char === '\\') {
+      // A `\` in a constraint is regex syntax (`{id:\d+}`); in the path it never is.
+      fail('contains "\\" outside a {name:regex} constraint, which a normalized path never has');
     } else {
       literal += char;
     }

@@ -7,7 +7,8 @@ import { Access, AuthorizationManager } from '../../src/authorization/index.js';
 import { isProvablyLinear } from '../../src/authorization/linear-regex.js';
 import type { SecurityEvent } from '../../src/index.js';
 import { secureHandler, security } from '../../src/node/index.js';
-import { thrown } from '../authorization/helpers.js';
+import { request, thrown, user } from '../authorization/helpers.js';
+import { authorizeSync } from '../authorization/sync.js';
 import { createTestTransform, respond } from '../support/fixture.js';
 import { sendRaw } from '../support/raw-http.js';
 import { basic, listen, type TestServer } from '../support/server.js';
@@ -219,5 +220,30 @@ describe('two Authorization fields over HTTP/2 (node compatibility API behind se
 
   it('one credential still authenticates (the control)', async () => {
     expect(await rawHttp2(port, fields(basic('admin', 'admin-pw')))).toBe('hello admin');
+  });
+});
+
+describe('path-pattern constraints with regex escapes', () => {
+  it('{id:\\d+} (Spring syntax) is accepted and matches digits only', () => {
+    // It was refused: the whole pattern was checked for "\", constraints included.
+    const authorizer = AuthorizationManager.requestMatcher()
+      .requestMatchers('/users/{id:\\d+}', Access.permitAll())
+      .requestMatchers('/files/{name:[\\w-]+}.{ext:pdf|txt}', Access.permitAll())
+      .anyRequest(Access.denyAll());
+    expect(authorizeSync(authorizer, null, request('/users/12')).granted).toBe(true);
+    expect(authorizeSync(authorizer, user(), request('/users/alice')).granted).toBe(false);
+    expect(authorizeSync(authorizer, null, request('/files/a-b.pdf')).granted).toBe(true);
+    expect(authorizeSync(authorizer, null, request('/files/a.b.pdf')).granted).toBe(false);
+    expect(authorizeSync(authorizer, null, request('/files/a.exe')).granted).toBe(false);
+  });
+
+  it('a "\\" outside a constraint, or a constraint that can backtrack, is still refused', () => {
+    for (const pattern of ['/a\\b', '/a/\\{x}', '/u/{id:(?:\\d+)+!}']) {
+      const error = thrown(() =>
+        AuthorizationManager.requestMatcher().requestMatchers(pattern, Access.permitAll()),
+      );
+      expect(error.code, pattern).toBe('ERR_INVALID_OPTION');
+      expect(error.option, pattern).toBe('pattern');
+    }
   });
 });
