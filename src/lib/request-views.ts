@@ -86,13 +86,35 @@ function linesOf(raw: readonly string[]): DistinctHeaders {
   return lines;
 }
 
+/** Up to this many lines, names are compared pairwise (cheaper than a set of lower-cased names). */
+const PAIRWISE_LINES = 16;
+
 /** Whether a name occurs twice (in any case) among node's raw header lines. */
 function hasRepeatedName(raw: readonly string[]): boolean {
-  const seen = new Set<string>();
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = String(raw[i]).toLowerCase();
-    if (seen.has(name)) return true;
-    seen.add(name);
+  const end = raw.length;
+  if (end > PAIRWISE_LINES * 2) {
+    const seen = new Set<string>();
+    for (let i = 0; i < end; i += 2) {
+      const name = String(raw[i]).toLowerCase();
+      if (seen.has(name)) return true;
+      seen.add(name);
+    }
+    return false;
+  }
+  for (let i = 0; i < end; i += 2) {
+    const a = raw[i] as string;
+    for (let j = i + 2; j < end; j += 2) {
+      const b = raw[j] as string;
+      // Same length and first letter before the lower-casing.
+      if (
+        a.length === b.length &&
+        (a === b ||
+          ((a.charCodeAt(0) | 0x20) === (b.charCodeAt(0) | 0x20) &&
+            a.toLowerCase() === b.toLowerCase()))
+      ) {
+        return true;
+      }
+    }
   }
   return false;
 }

@@ -107,6 +107,20 @@ describe('two Authorization lines behind a middleware that adds a header (Expres
     expect(response.status).toBe(400);
   });
 
+  it.each([
+    ['in two cases', 0],
+    ['among twenty other header lines', 20],
+  ])('the attack: Authorization + authorization %s is refused', async (_, filler) => {
+    const response = await sendRaw(server.origin, 'GET /admin HTTP/1.1', [
+      ['Host', new URL(server.origin).host],
+      ...Array.from({ length: filler }, (__, i): [string, string] => [`X-Filler-${i}`, 'x']),
+      ['Authorization', basic('admin', 'admin-pw')],
+      ['authorization', basic('user', 'user-pw')],
+    ]);
+    expect(response.body).not.toContain('hello admin');
+    expect(response.status).toBe(400);
+  });
+
   it('one credential still authenticates (the control)', async () => {
     const response = await sendRaw(server.origin, 'GET /admin HTTP/1.1', [
       ['Host', new URL(server.origin).host],
