@@ -15,16 +15,23 @@ import { basic, listen, type TestServer } from '../support/server.js';
 
 /** Attacks on the secure-by-default code of issue 15, each once a hole. */
 
+/** The fastest of three runs of `fn`, in milliseconds (a pause of the machine hits one run). */
+function fastest(fn: () => void): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 3; i++) {
+    const start = performance.now();
+    fn();
+    best = Math.min(best, performance.now() - start);
+  }
+  return best;
+}
+
 describe('the quick linear proof and v-mode string classes', () => {
   it('the attack: [\\q{a|aa}]+ (an alternation of different lengths in one class) is not proven linear', () => {
     // A v-mode class of strings is a loop over (?:aa|a): exponential backtracking, as
     // (a|aa)+ is. The proof counted it as one character class.
     const regex = new RegExp('^(?:/x[\\q{a|aa}]+)$', 'siv');
-    const at = (n: number) => {
-      const start = performance.now();
-      regex.test(`/x${'a'.repeat(n)}!`);
-      return performance.now() - start;
-    };
+    const at = (n: number) => fastest(() => regex.test(`/x${'a'.repeat(n)}!`));
     at(18); // warm-up
     expect(at(28)).toBeGreaterThan(Math.max(at(16), 0.05) * 8);
     expect(isProvablyLinear('/x[\\q{a|aa}]+', 'siv')).toBe(false);
@@ -45,11 +52,7 @@ describe('the quick linear proof and v-mode string classes', () => {
     // path) took a minute and a half. The proof counted the class as one character.
     const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F466}';
     const regex = new RegExp('^(?:/x[\\p{RGI_Emoji}\\u200d]+)$', 'siv');
-    const at = (n: number) => {
-      const start = performance.now();
-      regex.test(`/x${family.repeat(n)}!`);
-      return performance.now() - start;
-    };
+    const at = (n: number) => fastest(() => regex.test(`/x${family.repeat(n)}!`));
     at(4); // warm-up
     expect(at(9)).toBeGreaterThan(Math.max(at(5), 0.05) * 4);
     for (const source of [
