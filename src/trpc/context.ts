@@ -65,10 +65,11 @@ export interface SecurityContextOptions {
    * By default such a call is refused before any procedure of the request runs
    * (`UNAUTHORIZED` when anonymous, else `FORBIDDEN`, with an `access-denied` event),
    * so a forgotten guard never leaves a procedure public: mark public procedures
-   * with `permitAll()` instead. A WebSocket context is made once per connection,
-   * before any call, and a tRPC 11 release older than `info.calls[].procedure` names
-   * no procedure: without `router` (checked at start-up) such a request is refused
-   * whole, so pass `router`.
+   * with `permitAll()` instead. A context made without tRPC's `info` (a
+   * `createContext` that passes only `{ req }` on), a WebSocket context (made once per
+   * connection, before any call) and a tRPC 11 release older than
+   * `info.calls[].procedure` name no procedure: without `router` (checked at
+   * start-up) such a request is refused whole, so pass `router`, or `opts` whole.
    * @defaultValue `false`
    */
   readonly dangerouslyAllowUnguardedProcedures?: boolean;
@@ -168,13 +169,12 @@ export function createSecurityContext(options: SecurityContextOptions): Security
     const challenge = challengeOf(challenges, request);
     const ctx = { user, [CLIENT_ADDRESS]: request.clientAddress, [CHALLENGE]: challenge };
     if (!allowUnguarded && !checkedAtStart) {
-      // `info` is what tRPC passes to createContext; a caller that drops it (calling
-      // the factory with `{ req }` only) has nothing to check here.
-      const calls = opts.info?.calls ?? [];
-      // A WebSocket context is made before any call, and a tRPC 11 release without
-      // `info.calls[].procedure` names no procedure: nothing can be checked per call,
-      // so nothing is served until `router` has been checked at start-up.
-      if (opts.info !== undefined && isWebSocketUpgrade(req)) {
+      // `info` is what tRPC passes to createContext: a caller that drops it (calling
+      // the factory with `{ req }` only), a WebSocket context (made before any call)
+      // and a tRPC 11 release without `info.calls[].procedure` name no procedure, so
+      // nothing is served until `router` has been checked at start-up.
+      const calls = opts.info?.calls;
+      if (calls === undefined || isWebSocketUpgrade(req)) {
         throw denial(UNCHECKABLE, guard, { ctx, path: '', input: undefined }, user);
       }
       for (const call of calls) {

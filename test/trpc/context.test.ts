@@ -49,7 +49,10 @@ describe('createSecurityContext', () => {
     events.on('authentication-success', (event) => {
       seen.push(event);
     });
-    const withEvents = createSecurityContext({ authenticator: createAuthenticator(events) });
+    const withEvents = createSecurityContext({
+      authenticator: createAuthenticator(events),
+      router: securedRouter,
+    });
     const req = nodeRequest(headersOf('user'), { url: '/profile', originalUrl: '/trpc/profile' });
     await withEvents({ req });
     expect(seen[0]?.request).toEqual({

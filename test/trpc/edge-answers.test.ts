@@ -124,7 +124,7 @@ describe('deny by default: a procedure without a guard', () => {
     expect(wiped).toBe(1);
   });
 
-  it('refuses what it cannot check: a WebSocket upgrade or a tRPC without info.calls[].procedure', async () => {
+  it('refuses what it cannot check: a WebSocket upgrade, a context without info, a tRPC without info.calls[].procedure', async () => {
     const authenticator = createAuthenticator();
     const factory = createSecurityContext({ authenticator });
     const req = (headers: Record<string, string>) =>
@@ -138,6 +138,9 @@ describe('deny by default: a procedure without a guard', () => {
     await expect(factory({ req: req({}), info: older })).rejects.toMatchObject({
       code: 'UNAUTHORIZED',
     });
+    // A createContext that passes only { req } on (the review's attack: the unguarded
+    // procedure answered 200 with its data).
+    await expect(factory({ req: req({}) })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
     const upgrade = req({ connection: 'Upgrade', upgrade: 'websocket' });
     const noCalls = { calls: [] } as unknown as TRPCRequestInfo;
     await expect(factory({ req: upgrade, info: noCalls })).rejects.toMatchObject({
@@ -148,6 +151,7 @@ describe('deny by default: a procedure without a guard', () => {
     const checked = createSecurityContext({ authenticator, router: secured });
     await expect(checked({ req: req({}), info: older })).resolves.toMatchObject({ user: null });
     await expect(checked({ req: upgrade, info: noCalls })).resolves.toMatchObject({ user: null });
+    await expect(checked({ req: req({}) })).resolves.toMatchObject({ user: null });
   });
 
   it('fails the start when the router is given', () => {
