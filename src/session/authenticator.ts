@@ -152,6 +152,11 @@ export class SessionAuthenticator implements Authenticator {
     return this.#settings;
   }
 
+  /** Where its events go; the form routes publish theirs there too. @internal */
+  get events(): SecurityEvents {
+    return this.#events;
+  }
+
   /** SPEC.md's operation: the session's user, or `null` (at once, without a session cookie). */
   getUser(request: SecurityRequest): User | null | Promise<User | null> {
     if (!this.#hasCookie(request)) return null;

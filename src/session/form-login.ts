@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DEFAULT_DEADLINES, deadlineExceeded, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
+import type { SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { User } from '../core/user.js';
 import { fetchRequestView, nodeRequestView } from '../lib/request-views.js';
@@ -8,6 +10,7 @@ import type { SessionAuthenticator } from './authenticator.js';
 import { checkOrigin } from './csrf.js';
 import { readForm } from './form.js';
 import { safeRedirectTarget } from '../lib/redirect.js';
+import { withDeadline } from '../lib/deadline.js';
 
 /** Something that checks a username and password, like `MemoryAuthenticator`. */
 export interface CredentialsVerifier {
@@ -35,6 +38,14 @@ export interface FormLoginOptions {
   readonly passwordField?: string;
   /** The largest form body read, in bytes. @defaultValue `16384` */
   readonly maxBodyBytes?: number;
+  /**
+   * How long the work after the body is read may take (the CSRF check, the
+   * credential check, the session store), in milliseconds (1 to 600,000). Past it
+   * the answer is 503 with `Retry-After` and a `deadline-exceeded` event
+   * (`operation: 'form-login'`); nobody is logged in.
+   * @defaultValue `10_000`
+   */
+  readonly timeoutMs?: number;
 }
 
 /** Options of {@link formLogout}. */
@@ -44,6 +55,14 @@ export interface FormLogoutOptions {
   readonly target?: string;
   /** @defaultValue `16384` */
   readonly maxBodyBytes?: number;
+  /**
+   * How long the work after the body is read may take (the CSRF check, the
+   * credential check, the session store), in milliseconds (1 to 600,000). Past it
+   * the answer is 503 with `Retry-After` and a `deadline-exceeded` event
+   * (`operation: 'form-logout'`); nobody is logged out.
+   * @defaultValue `10_000`
+   */
+  readonly timeoutMs?: number;
 }
 
 /** A form handler for both adapter styles. */
@@ -70,6 +89,7 @@ const LOGIN_OPTIONS = [
   'usernameField',
   'passwordField',
   'maxBodyBytes',
+  'timeoutMs',
 ];
 
 /**
@@ -116,12 +136,7 @@ export function formLogin(options: FormLoginOptions): FormHandler {
     } catch (error) {
       // The password encoder passed its deadline: fail closed (503), not a 500.
       if (!(error instanceof UnavailableError)) throw error;
-      const retryAfter = String(Math.max(1, Math.ceil(error.retryAfter)));
-      return {
-        status: 503,
-        headers: { ...TEXT, 'retry-after': retryAfter },
-        body: 'Service Unavailable',
-      };
+      return unavailableOutcome(error);
     }
     if (!user) {
       const keep = target === defaultTarget ? '' : `&${targetField}=${encodeURIComponent(target)}`;
@@ -129,7 +144,7 @@ export function formLogin(options: FormLoginOptions): FormHandler {
     }
     return redirect(target, await sessions.logIn(user));
   };
-  return makeHandler(max, handle);
+  return makeHandler(max, sessions.events, timeoutOf(o.timeoutMs), 'form-login', handle);
 }
 
 /**
@@ -138,16 +153,27 @@ export function formLogin(options: FormLoginOptions): FormHandler {
  * redirects (303) to `target`.
  */
 export function formLogout(options: FormLogoutOptions): FormHandler {
-  const o = checkOptions('formLogout', options, ['sessions', 'target', 'maxBodyBytes']);
+  const o = checkOptions('formLogout', options, [
+    'sessions',
+    'target',
+    'maxBodyBytes',
+    'timeoutMs',
+  ]);
   const { sessions } = o;
   const target = safePath('target', o.target ?? '/login?logout');
   const max = requireInteger('maxBodyBytes', o.maxBodyBytes ?? 16_384, 256, 1_048_576);
   const fieldName = sessions.settings.csrfFieldName;
-  return makeHandler(max, async (request, form) => {
-    const refused = await csrfRefusal(sessions, request, form.get(fieldName));
-    if (refused) return refused;
-    return redirect(target, await sessions.logOut(request));
-  });
+  return makeHandler(
+    max,
+    sessions.events,
+    timeoutOf(o.timeoutMs),
+    'form-logout',
+    async (request, form) => {
+      const refused = await csrfRefusal(sessions, request, form.get(fieldName));
+      if (refused) return refused;
+      return redirect(target, await sessions.logOut(request));
+    },
+  );
 }
 
 async function csrfRefusal(
@@ -162,8 +188,27 @@ async function csrfRefusal(
   return bad ? plain(403, 'Forbidden') : undefined;
 }
 
+function timeoutOf(value: unknown): number {
+  return value === undefined
+    ? DEFAULT_DEADLINES.authenticationMs
+    : requireDeadline('timeoutMs', value);
+}
+
+/** 503 with `Retry-After`: a dependency passed its deadline or is down. */
+function unavailableOutcome(error: UnavailableError): Outcome {
+  const retryAfter = String(Math.max(1, Math.ceil(error.retryAfter)));
+  return {
+    status: 503,
+    headers: { ...TEXT, 'retry-after': retryAfter },
+    body: 'Service Unavailable',
+  };
+}
+
 function makeHandler(
   max: number,
+  events: SecurityEvents,
+  timeoutMs: number,
+  operation: string,
   handle: (request: SecurityRequest, form: URLSearchParams) => Promise<Outcome>,
 ): FormHandler {
   const run = async (
@@ -182,7 +227,14 @@ function makeHandler(
             ? 'Unsupported Media Type'
             : 'Bad Request',
       );
-    return handle(security, read.form);
+    try {
+      return await withDeadline(handle(security, read.form), timeoutMs, () =>
+        deadlineExceeded(operation, timeoutMs, events, security),
+      );
+    } catch (error) {
+      if (error instanceof UnavailableError) return unavailableOutcome(error);
+      throw error;
+    }
   };
   return Object.freeze({
     node: async (req: IncomingMessage, res: ServerResponse) => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, SecurityTransform, type User } from '../../src/index.js';
 import { MemoryAuthenticator } from '../../src/authentication/index.js';
-import { formLogin } from '../../src/session/index.js';
+import { formLogin, formLogout } from '../../src/session/index.js';
 import { ALICE, cookiePair, form, makeSessions, request } from './support.js';
 
 const never = <T>(): Promise<T> =>
@@ -106,5 +106,70 @@ describe('form login whose password encoder never settles', () => {
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('5');
     expect(response.headers.get('set-cookie')).toBeNull();
+  });
+});
+
+describe('form login and logout whose dependencies never answer', () => {
+  const post = async (
+    fixture: ReturnType<typeof makeSessions>,
+    fields: Readonly<Record<string, string>>,
+  ): Promise<Request> => {
+    const { token, setCookie } = await fixture.sessions.csrfToken(request());
+    return new Request('https://app.example/login', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'sec-fetch-site': 'same-origin',
+        cookie: cookiePair(setCookie ?? ''),
+      },
+      body: form({ _csrf: token, ...fields }),
+    });
+  };
+
+  it('a custom credential check that never settles: 503 at timeoutMs, nobody logged in', async () => {
+    const fixture = makeSessions();
+    const login = formLogin({
+      sessions: fixture.sessions,
+      credentials: { verifyCredentials: () => never<User | null>() },
+      timeoutMs: 50,
+    });
+    const response = await login.fetch(await post(fixture, { username: 'alice', password: 'x' }));
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(response.headers.get('set-cookie')).toBeNull();
+    expect(fixture.received).toContainEqual(
+      expect.objectContaining({ type: 'deadline-exceeded', operation: 'form-login' }),
+    );
+  });
+
+  it('a session store that never answers at logout: 503 at timeoutMs', async () => {
+    const fixture = makeSessions();
+    const cookie = await fixture.sessions.logIn(ALICE);
+    const { token } = await fixture.sessions.csrfToken(request({ cookie }));
+    fixture.sessions.logOut = () => never<string>();
+    const logout = formLogout({ sessions: fixture.sessions, timeoutMs: 50 });
+    const response = await logout.fetch(
+      new Request('https://app.example/logout', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'sec-fetch-site': 'same-origin',
+          cookie: cookiePair(cookie),
+        },
+        body: form({ _csrf: token }),
+      }),
+    );
+    expect(response.status).toBe(503);
+  });
+
+  it('timeoutMs is validated', () => {
+    const fixture = makeSessions();
+    expect(() =>
+      formLogin({
+        sessions: fixture.sessions,
+        credentials: { verifyCredentials: () => null },
+        timeoutMs: 0,
+      }),
+    ).toThrow(expect.objectContaining({ option: 'timeoutMs' }));
   });
 });
