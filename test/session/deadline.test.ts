@@ -167,7 +167,7 @@ describe('form login and logout whose dependencies never answer', () => {
     expect(() =>
       formLogin({
         sessions: fixture.sessions,
-        credentials: { verifyCredentials: () => null },
+        credentials: { verifyCredentials: () => Promise.resolve(null) },
         timeoutMs: 0,
       }),
     ).toThrow(expect.objectContaining({ option: 'timeoutMs' }));
