@@ -76,12 +76,16 @@ export class PasswordEncodingError extends PortcullisError {
  */
 export class UnavailableError extends PortcullisError {
   override readonly code: string = 'ERR_UNAVAILABLE';
-  /** Seconds after which the client may retry (the `Retry-After` header). */
+  /**
+   * Whole seconds, at least 1, after which the client may retry: the `Retry-After`
+   * header's value as it is (RFC 9110 §10.2.3).
+   */
   readonly retryAfter: number;
 
+  /** @param retryAfter - seconds; rounded up to a whole second, at least 1 (5 when not a number) */
   constructor(message = 'The service is unavailable', retryAfter = 5, options?: ErrorOptions) {
     super(message, options);
-    this.retryAfter = retryAfter;
+    this.retryAfter = Number.isFinite(retryAfter) ? Math.max(1, Math.ceil(retryAfter)) : 5;
   }
 }
 

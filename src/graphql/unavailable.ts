@@ -14,7 +14,7 @@ export function unavailableError(
   nodes?: readonly ASTNode[],
   path?: readonly (string | number)[],
 ): GraphQLError {
-  const seconds = String(Math.max(1, Math.ceil(error.retryAfter)));
+  const seconds = String(error.retryAfter);
   return new GraphQLError('The service is unavailable, try again later', {
     ...(nodes === undefined ? {} : { nodes }),
     ...(path === undefined ? {} : { path }),

@@ -140,11 +140,9 @@ export function fetchRequestView(
   return createSecurityRequest({
     method: request.method,
     url,
+    // One value per header (the Fetch API joined repeated lines): the view's default
+    // `headerValues`, the value of `header` as the only line.
     header: withFallback(header, fallback),
-    headerValues: valuesWithFallback((name) => {
-      const value = header(name);
-      return value === undefined ? NO_LINES : [value];
-    }, fallback),
     clientAddress,
     secure: url.startsWith('https:'),
   });

@@ -196,7 +196,7 @@ function timeoutOf(value: unknown): number {
 
 /** 503 with `Retry-After`: a dependency passed its deadline or is down. */
 function unavailableOutcome(error: UnavailableError): Outcome {
-  const retryAfter = String(Math.max(1, Math.ceil(error.retryAfter)));
+  const retryAfter = String(error.retryAfter);
   return {
     status: 503,
     headers: { ...TEXT, 'retry-after': retryAfter },

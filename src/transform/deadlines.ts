@@ -67,6 +67,5 @@ export function unavailableResponse(
   error: UnavailableError,
   request: SecurityRequest,
 ): SecurityResponse {
-  const seconds = Math.max(1, Math.ceil(error.retryAfter));
-  return errorResponse(503, request, { headers: { 'retry-after': String(seconds) } });
+  return errorResponse(503, request, { headers: { 'retry-after': String(error.retryAfter) } });
 }

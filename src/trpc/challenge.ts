@@ -81,7 +81,7 @@ export function securityResponseMeta<O extends ResponseMetaOptionsLike>(
 function retryAfterOf(errors: readonly unknown[]): string | undefined {
   for (const error of errors) {
     const cause = error instanceof Error ? error.cause : undefined;
-    if (cause instanceof UnavailableError) return String(Math.max(1, Math.ceil(cause.retryAfter)));
+    if (cause instanceof UnavailableError) return String(cause.retryAfter);
   }
   return undefined;
 }
