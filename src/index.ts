@@ -18,3 +18,5 @@ export * from './authorization/index.js';
 export * from './headers/index.js';
 export * from './cors/index.js';
 export * from './transform/index.js';
+export * from './stores/index.js';
+export * from './users/index.js';

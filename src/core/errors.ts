@@ -129,3 +129,24 @@ export class ConfigurationError extends TypeError {
     this.option = option;
   }
 }
+
+/**
+ * A store of the shared security state (Redis, a database) could not be reached or
+ * did not answer within its deadline, so a revocation, a rotation or a spent
+ * transaction could not be checked: the request fails closed with 503 and
+ * `Retry-After`. `store` names the store (e.g. `redis`), `operation` what was asked
+ * (e.g. `session-revocation`); neither holds a key or a secret.
+ */
+export class StoreUnavailableError extends UnavailableError {
+  override readonly code = 'ERR_STORE_UNAVAILABLE';
+  /** The store, e.g. `redis`. */
+  readonly store: string;
+  /** What was asked of it, e.g. `refresh-rotation`. */
+  readonly operation: string;
+
+  constructor(store: string, operation: string, retryAfter = 1, options?: ErrorOptions) {
+    super(`The ${store} store is unavailable (${operation})`, retryAfter, options);
+    this.store = store;
+    this.operation = operation;
+  }
+}

@@ -16,8 +16,17 @@ export {
   PasswordEncodingError,
   PortcullisError,
   RequestRejectedError,
+  StoreUnavailableError,
   UnavailableError,
 } from './errors.js';
+export {
+  Outcome,
+  userOf,
+  type AuthenticationOutcome,
+  type CredentialChallenge,
+  type CredentialFailureOutcome,
+  type RefusalOutcome,
+} from './outcome.js';
 export { DEFAULT_DEADLINES } from './deadline.js';
 export {
   SecurityEvents,

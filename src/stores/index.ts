@@ -1,0 +1,7 @@
+export type {
+  MaybePromise,
+  RevocationStore,
+  SpentIdStore,
+  UserChangeListener,
+  UserChangeNotifier,
+} from './types.js';

@@ -1,0 +1,1 @@
+export type { UserRepository } from './repository.js';
