@@ -22,7 +22,9 @@ export {
 export {
   Outcome,
   userOf,
+  type AttemptCredentialsOptions,
   type AuthenticationOutcome,
+  type CredentialsAuthenticator,
   type CredentialChallenge,
   type CredentialFailureOutcome,
   type RefusalOutcome,

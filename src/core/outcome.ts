@@ -91,7 +91,8 @@ export const Outcome = Object.freeze({
       kind: 'failed',
       reason,
       username: details.username,
-      challenge: details.challenge === undefined ? undefined : Object.freeze({ ...details.challenge }),
+      challenge:
+        details.challenge === undefined ? undefined : Object.freeze({ ...details.challenge }),
     });
   },
   /** The request is refused outright (403), e.g. `csrf`. */
@@ -103,4 +104,30 @@ export const Outcome = Object.freeze({
 /** The user of an outcome, or `null` unless it is `authenticated`. */
 export function userOf(outcome: AuthenticationOutcome): AuthenticatedUser | null {
   return outcome.kind === 'authenticated' ? outcome.user : null;
+}
+
+/** Options of {@link CredentialsAuthenticator.attemptCredentials}. */
+export interface AttemptCredentialsOptions {
+  /** The request the credentials came with, summarized in the events. */
+  readonly request?: import('./request.js').SecurityRequest;
+  /**
+   * The method name in the events and on the user, e.g. `form`, `password`.
+   * @defaultValue `'password'`
+   */
+  readonly authenticationMethod?: string;
+}
+
+/**
+ * Checks a username and password that came from elsewhere than an `Authorization`
+ * header (a login form, a JSON body), with every protection of the authenticator
+ * (dummy hash for unknown users, bounded hashing, cache, account state, events).
+ * Never rejects for anything the client sent; rejects with an `UnavailableError`
+ * when the credential could not be checked (the repository is down, a deadline passed).
+ */
+export interface CredentialsAuthenticator {
+  attemptCredentials(
+    username: unknown,
+    password: unknown,
+    options?: AttemptCredentialsOptions,
+  ): Promise<AuthenticationOutcome>;
 }
