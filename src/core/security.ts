@@ -4,6 +4,7 @@ import { ConfigurationError, UnavailableError } from './errors.js';
 import { summarize, type SecurityEvents } from './events.js';
 import { maybeWithDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
+import type { AuthenticationOutcome } from './outcome.js';
 import type { SecurityRequest } from './request.js';
 import type { User } from './user.js';
 
@@ -30,6 +31,14 @@ export interface Authenticator {
   authenticate?(
     request: SecurityRequest,
   ): AuthenticatedUser | null | Promise<AuthenticatedUser | null>;
+  /**
+   * The richest form: the explicit {@link AuthenticationOutcome} of the request (a
+   * user, anonymous, a refused credential with its reason and challenge, or a
+   * refusal). When present it is used instead of `authenticate` and `getUser`.
+   * Rejects only with an `UnavailableError` (the credential could not be checked)
+   * or a `ConfigurationError`.
+   */
+  attempt?(request: SecurityRequest): AuthenticationOutcome | Promise<AuthenticationOutcome>;
   /**
    * The method name recorded on {@link AuthenticatedUser.authenticationMethod}.
    * @defaultValue `'custom'`
