@@ -5,3 +5,9 @@ export type {
   UserChangeListener,
   UserChangeNotifier,
 } from './types.js';
+export { MemoryStoreFullError } from './errors.js';
+export {
+  MemoryRevocationStore,
+  type MemoryRevocationStoreOptions,
+} from './memory-revocation-store.js';
+export { MemorySpentIdStore, type MemorySpentIdStoreOptions } from './memory-spent-id-store.js';
