@@ -1,10 +1,11 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import type { SecurityEvents } from '../core/events.js';
+import { Outcome, userOf, type AuthenticationOutcome } from '../core/outcome.js';
 import type { SecurityRequest } from '../core/request.js';
 import {
   assertAuthenticatorConfigured,
-  authenticateWith,
+  attemptWith,
   type Authenticator,
 } from '../core/security.js';
 import type { User } from '../core/user.js';
@@ -61,6 +62,8 @@ export function anyOf(...args: unknown[]): Authenticator {
   return new AnyOfAuthenticator([...(list as Authenticator[])], options?.events);
 }
 
+const ANONYMOUS = Outcome.anonymous();
+
 class AnyOfAuthenticator implements Authenticator {
   readonly #authenticators: readonly Authenticator[];
   readonly #events: SecurityEvents | undefined;
@@ -83,54 +86,80 @@ class AnyOfAuthenticator implements Authenticator {
   authenticate(
     request: SecurityRequest,
   ): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
+    const outcome = this.attempt(request);
+    return isPromiseLike(outcome) ? outcome.then(userOf) : userOf(outcome);
+  }
+
+  /**
+   * The first `authenticated` outcome; without one, a refusal of any authenticator
+   * (a session cookie failing the CSRF checks stays a 403), else the last refused
+   * credential (its challenge), else anonymous.
+   */
+  attempt(request: SecurityRequest): AuthenticationOutcome | Promise<AuthenticationOutcome> {
     return this.#first(
       request,
-      (authenticator) => authenticateWith(authenticator, request),
+      (authenticator) => attemptWith(authenticator, request),
       0,
       undefined,
-    );
+      { best: ANONYMOUS },
+    ) as AuthenticationOutcome | Promise<AuthenticationOutcome>;
   }
 
   /**
    * Asks the authenticators from `start` on. Synchronous as long as they answer
    * synchronously (a verified-token cache hit, say): no promise, no deadline timer
-   * on the hot path; the first promise makes the rest asynchronous.
+   * on the hot path; the first promise makes the rest asynchronous. With `outcomes`,
+   * the answers are outcomes: the first `authenticated` one wins and the others are
+   * ranked in `outcomes.best`.
    */
   #first<T>(
     request: SecurityRequest,
-    attempt: (authenticator: Authenticator) => T | null | PromiseLike<T | null>,
+    ask: (authenticator: Authenticator) => T | null | PromiseLike<T | null>,
     start: number,
     unavailable: UnavailableError | undefined,
+    outcomes?: { best: AuthenticationOutcome },
   ): T | null | Promise<T | null> {
     const authenticators = this.#authenticators;
+    const found = (value: T | null | undefined): boolean => {
+      if (value === null || value === undefined) return false;
+      if (outcomes === undefined) return true;
+      const outcome = value as unknown as AuthenticationOutcome;
+      if (outcome.kind === 'authenticated') return true;
+      if (
+        outcome.kind === 'refused' ||
+        (outcome.kind === 'failed' && outcomes.best.kind !== 'refused')
+      ) {
+        outcomes.best = outcome;
+      }
+      return false;
+    };
     for (let index = start; index < authenticators.length; index++) {
       const authenticator = authenticators[index] as Authenticator;
-      let found: T | null | PromiseLike<T | null>;
+      let answer: T | null | PromiseLike<T | null>;
       try {
-        found = attempt(authenticator);
+        answer = ask(authenticator);
       } catch (error) {
         unavailable = this.#failed(index, authenticator, error, request, unavailable);
         continue;
       }
-      if (isPromiseLike(found)) {
-        return Promise.resolve(found).then(
-          (user) =>
-            user !== null && user !== undefined
-              ? user
-              : this.#first(request, attempt, index + 1, unavailable),
+      if (isPromiseLike(answer)) {
+        return Promise.resolve(answer).then(
+          (value) =>
+            found(value) ? value : this.#first(request, ask, index + 1, unavailable, outcomes),
           (error: unknown) =>
             this.#first(
               request,
-              attempt,
+              ask,
               index + 1,
               this.#failed(index, authenticator, error, request, unavailable),
+              outcomes,
             ),
         );
       }
-      if (found !== null && found !== undefined) return found;
+      if (found(answer)) return answer;
     }
     if (unavailable !== undefined) throw unavailable;
-    return null;
+    return outcomes === undefined ? null : (outcomes.best as T);
   }
 
   /**

@@ -1,6 +1,5 @@
-import { credentialFailureOf, type CredentialFailure } from '../core/credential-failure.js';
 import { ConfigurationError } from '../core/errors.js';
-import type { SecurityRequest } from '../core/request.js';
+import type { AuthenticationOutcome, CredentialChallenge } from '../core/outcome.js';
 
 /**
  * A login URL, validated: a same-origin absolute path (one leading `/`, never `//`
@@ -55,7 +54,7 @@ export function bearerChallenge(realm: unknown): string {
  *
  * @internal
  */
-export function withError(challenge: string, failure: CredentialFailure): string {
+export function withError(challenge: string, failure: CredentialChallenge): string {
   const description = failure.description.replaceAll(/[^\x20-\x7e]/gu, '');
   const params = `error="${quote(failure.error)}", error_description="${quote(description)}"`;
   return challenge.includes(' ') ? `${challenge}, ${params}` : `${challenge} ${params}`;
@@ -106,9 +105,9 @@ export function requireChallenges(value: unknown): readonly string[] {
  */
 export function challengeOf(
   configured: readonly string[],
-  request: SecurityRequest,
+  authentication: AuthenticationOutcome,
 ): string | undefined {
-  const failure = credentialFailureOf(request);
+  const failure = authentication.kind === 'failed' ? authentication.challenge : undefined;
   if (!failure) return configured.length === 0 ? undefined : configured.join(', ');
   const scheme = failure.scheme.toLowerCase();
   const matches = (challenge: string) => challenge.split(' ', 1)[0]?.toLowerCase() === scheme;

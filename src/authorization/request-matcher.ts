@@ -1,9 +1,5 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import {
-  credentialFailureOf,
-  refusalOf,
-  type CredentialFailure,
-} from '../core/credential-failure.js';
+import type { AuthenticationOutcome, CredentialChallenge } from '../core/outcome.js';
 import { ConfigurationError } from '../core/errors.js';
 import {
   decodePath,
@@ -374,9 +370,13 @@ export class RequestMatcherAuthorizer implements Authorizer {
    * The entry point: a login redirect, 401 with the configured challenges, or 403.
    * The body never contains the rule or the path.
    */
-  onDenied(decision: Denial, request: SecurityRequest): SecurityResponse {
+  onDenied(
+    decision: Denial,
+    request: SecurityRequest,
+    authentication?: AuthenticationOutcome,
+  ): SecurityResponse {
     const problemDetails = this.#problemDetails;
-    if (decision.reason === 'forbidden' || refusalOf(request) !== undefined) {
+    if (decision.reason === 'forbidden' || authentication?.kind === 'refused') {
       // A refused request (e.g. a session cookie failing the CSRF checks) is not a
       // missing login: 403, never a redirect to the login page.
       return errorResponse(403, request, { problemDetails });
@@ -388,13 +388,13 @@ export class RequestMatcherAuthorizer implements Authorizer {
     ) {
       return loginRedirect(this.#redirectTarget(this.#loginUrl, request));
     }
-    const failure = credentialFailureOf(request);
+    const failure = authentication?.kind === 'failed' ? authentication.challenge : undefined;
     const headers = failure ? this.#challengeFor(failure) : this.#challengeHeader;
     return errorResponse(401, request, { headers, problemDetails });
   }
 
   /** The challenges, the one of the refused credential's scheme carrying its error. */
-  #challengeFor(failure: CredentialFailure): Readonly<Record<string, string>> {
+  #challengeFor(failure: CredentialChallenge): Readonly<Record<string, string>> {
     const scheme = failure.scheme.toLowerCase();
     const challenges = this.#challenges.map((challenge) =>
       challenge.split(' ', 1)[0]?.toLowerCase() === scheme

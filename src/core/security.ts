@@ -4,7 +4,8 @@ import { ConfigurationError, UnavailableError } from './errors.js';
 import { summarize, type SecurityEvents } from './events.js';
 import { maybeWithDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
-import type { AuthenticationOutcome } from './outcome.js';
+import { credentialFailureOf, refusalOf } from './credential-failure.js';
+import { Outcome, userOf, type AuthenticationOutcome } from './outcome.js';
 import type { SecurityRequest } from './request.js';
 import type { User } from './user.js';
 
@@ -90,11 +91,13 @@ export interface Authorizer {
   ): AuthorizationDecision | Promise<AuthorizationDecision>;
   /**
    * Builds the response to a denial (a challenge, a redirect to a login page, a 403).
-   * Without it a plain 401 or 403 is answered.
+   * Without it a plain 401 or 403 is answered. `authentication` is the request's
+   * authentication outcome: a refused credential's challenge, or a refusal (403).
    */
   onDenied?(
     decision: Extract<AuthorizationDecision, { granted: false }>,
     request: SecurityRequest,
+    authentication?: AuthenticationOutcome,
   ): SecurityResponse;
 }
 
@@ -102,10 +105,44 @@ export interface Authorizer {
 export const GRANTED: AuthorizationDecision = Object.freeze({ granted: true });
 
 /**
- * Runs an authenticator: its `authenticate` when it has one, else `getUser`,
- * wrapped as an {@link AuthenticatedUser} with the authenticator's method name.
+ * Runs an authenticator for its explicit outcome: its `attempt` when it has one, else
+ * `authenticate`, else `getUser` (a user is `authenticated`, `null` is `anonymous`).
+ * Synchronous when the authenticator answers synchronously. An `attempt` that answers
+ * something that is not an outcome throws a `TypeError` (a failed authentication for
+ * the caller, never a user).
+ */
+export function attemptWith(
+  authenticator: Authenticator,
+  request: SecurityRequest,
+): AuthenticationOutcome | Promise<AuthenticationOutcome> {
+  if (typeof authenticator.attempt === 'function') {
+    const outcome = authenticator.attempt(request);
+    return isPromiseLike(outcome)
+      ? Promise.resolve(outcome).then(requireOutcome)
+      : requireOutcome(outcome);
+  }
+  const found = legacyAuthenticate(authenticator, request);
+  return isPromiseLike(found)
+    ? Promise.resolve(found).then((user) => toOutcome(user, request))
+    : toOutcome(found, request);
+}
+
+/**
+ * Runs an authenticator for its user only: {@link attemptWith}'s user, or `null`
+ * (anonymous, a refused credential or a refusal).
  */
 export function authenticateWith(
+  authenticator: Authenticator,
+  request: SecurityRequest,
+): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
+  if (typeof authenticator.attempt !== 'function')
+    return legacyAuthenticate(authenticator, request);
+  const outcome = attemptWith(authenticator, request);
+  return isPromiseLike(outcome) ? outcome.then(userOf) : userOf(outcome);
+}
+
+/** `authenticate`, or `getUser` wrapped as an AuthenticatedUser with the authenticator's method. */
+function legacyAuthenticate(
   authenticator: Authenticator,
   request: SecurityRequest,
 ): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
@@ -120,31 +157,70 @@ export function authenticateWith(
   return found ? AuthenticatedUser.from(found, { authenticationMethod: method }) : null;
 }
 
+function toOutcome(
+  user: AuthenticatedUser | null | undefined,
+  request: SecurityRequest,
+): AuthenticationOutcome {
+  if (user === null || user === undefined) return notedOutcome(request);
+  if (!(user instanceof AuthenticatedUser)) {
+    throw new TypeError('authenticate() must answer an AuthenticatedUser or null');
+  }
+  return Outcome.authenticated(user);
+}
+
+/** TRANSITIONAL: the WeakMap notes of authenticators not yet answering outcomes. */
+function notedOutcome(request: SecurityRequest): AuthenticationOutcome {
+  const refusal = refusalOf(request);
+  if (refusal !== undefined) return Outcome.refused(refusal.reason);
+  const failure = credentialFailureOf(request);
+  if (failure !== undefined) return Outcome.failed('invalid-token', { challenge: failure });
+  return Outcome.anonymous();
+}
+
+const KINDS = new Set(['authenticated', 'anonymous', 'failed', 'refused']);
+
+/** The outcome, checked: an `authenticated` one carries an AuthenticatedUser. */
+function requireOutcome(outcome: AuthenticationOutcome): AuthenticationOutcome {
+  const value: unknown = outcome;
+  const kind =
+    typeof value === 'object' && value !== null ? (value as { kind?: unknown }).kind : undefined;
+  if (typeof kind !== 'string' || !KINDS.has(kind)) {
+    throw new TypeError('attempt() must answer an AuthenticationOutcome');
+  }
+  if (
+    kind === 'authenticated' &&
+    !((value as { user?: unknown }).user instanceof AuthenticatedUser)
+  ) {
+    throw new TypeError('an authenticated outcome must carry an AuthenticatedUser');
+  }
+  return outcome;
+}
+
 /**
- * {@link authenticateWith} under a deadline: when the authenticator's promise has not
+ * {@link attemptWith} under a deadline: when the authenticator's promise has not
  * settled within `timeoutMs`, it rejects with a `DeadlineExceededError` (operation
  * `authentication`) and a `deadline-exceeded` event is published. A synchronous
  * answer stays synchronous.
  *
  * @internal
  */
-export function authenticateWithin(
+export function attemptWithin(
   authenticator: Authenticator,
   request: SecurityRequest,
   timeoutMs: number,
   events: SecurityEvents,
-): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
-  return maybeWithDeadline(authenticateWith(authenticator, request), timeoutMs, () =>
+): AuthenticationOutcome | Promise<AuthenticationOutcome> {
+  return maybeWithDeadline(attemptWith(authenticator, request), timeoutMs, () =>
     deadlineExceeded('authentication', timeoutMs, events, request),
   );
 }
 
 /**
  * What to do when an authenticator throws: a failed authentication (an
- * `authentication-failure` event with reason `other`, then anonymous), never a
- * server error — except a `ConfigurationError` (e.g. no password encoder set),
- * which is the application's bug and is rethrown so it is seen instead of hiding
- * behind 401s, and an {@link UnavailableError} (a deadline passed, a store is
+ * `authentication-failure` event with reason `other`, and the `failed` outcome),
+ * never a server error — except a `ConfigurationError` (e.g. no password encoder
+ * set), which is the application's bug and is rethrown so it is seen instead of
+ * hiding behind 401s, and an {@link UnavailableError} (a deadline passed, a store is
  * unreachable), which is rethrown so the request fails closed with 503: a credential
  * that could not be checked is not "no credential".
  *
@@ -155,7 +231,7 @@ export function authenticatorFailed(
   request: SecurityRequest,
   error: unknown,
   events: SecurityEvents,
-): null {
+): AuthenticationOutcome {
   if (error instanceof ConfigurationError || error instanceof UnavailableError) throw error;
   try {
     if (events.hasListeners) {
@@ -170,5 +246,7 @@ export function authenticatorFailed(
   } catch {
     // A faulty custom publisher must not break the request.
   }
-  return null;
+  return FAILED_OTHER;
 }
+
+const FAILED_OTHER = Outcome.failed('other');

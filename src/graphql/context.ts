@@ -2,10 +2,11 @@ import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
+import { userOf, type AuthenticationOutcome } from '../core/outcome.js';
 import type { SecurityRequest } from '../core/request.js';
 import {
   assertAuthenticatorConfigured,
-  authenticateWithin,
+  attemptWithin,
   authenticatorFailed,
   type Authenticator,
 } from '../core/security.js';
@@ -123,18 +124,18 @@ export function createSecurityContext(
   assertAuthenticatorConfigured(authenticator);
   return async (input) => {
     const request = findRequest(input, names);
-    let user: AuthenticatedUser | null;
+    let authentication: AuthenticationOutcome;
     try {
-      user = await authenticateWithin(authenticator, request, authenticationTimeoutMs, events);
+      authentication = await attemptWithin(authenticator, request, authenticationTimeoutMs, events);
     } catch (error) {
       // A deadline passed or a store is down: SERVICE_UNAVAILABLE (503), never anonymous.
       if (error instanceof UnavailableError) throw unavailableError(error);
-      user = authenticatorFailed(authenticator, request, error, events);
+      authentication = authenticatorFailed(authenticator, request, error, events);
     }
     return {
-      user,
+      user: userOf(authentication),
       [CLIENT_ADDRESS]: request.clientAddress,
-      [CHALLENGE]: challengeOf(challenges, request),
+      [CHALLENGE]: challengeOf(challenges, authentication),
     };
   };
 }

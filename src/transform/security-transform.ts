@@ -2,10 +2,11 @@ import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { deadlineExceeded } from '../core/deadline.js';
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { securityEvents, summarize, type SecurityEvents } from '../core/events.js';
+import { Outcome, userOf, type AuthenticationOutcome } from '../core/outcome.js';
 import type { SecurityRequest } from '../core/request.js';
 import {
   assertAuthenticatorConfigured,
-  authenticateWithin,
+  attemptWithin,
   authenticatorFailed,
   GRANTED,
   type AuthorizationDecision,
@@ -185,22 +186,17 @@ export class SecurityTransform {
 
   #authenticate(request: SecurityRequest): SecurityOutcome | Promise<SecurityOutcome> {
     const authenticator = this.#authenticator;
-    if (!authenticator) return this.#authorize(null, request);
-    let found: AuthenticatedUser | null | Promise<AuthenticatedUser | null>;
+    if (!authenticator) return this.#authorize(ANONYMOUS, request);
+    let found: AuthenticationOutcome | Promise<AuthenticationOutcome>;
     try {
-      found = authenticateWithin(
-        authenticator,
-        request,
-        this.#deadlines.authenticationMs,
-        this.#events,
-      );
+      found = attemptWithin(authenticator, request, this.#deadlines.authenticationMs, this.#events);
     } catch (error) {
       if (error instanceof UnavailableError) return unavailable(error, request);
       found = authenticatorFailed(authenticator, request, error, this.#events);
     }
     if (isPromiseLike(found)) {
       return found.then(
-        (user) => this.#authorize(user, request),
+        (outcome) => this.#authorize(outcome, request),
         (error: unknown) =>
           error instanceof UnavailableError
             ? unavailable(error, request)
@@ -214,32 +210,34 @@ export class SecurityTransform {
   }
 
   #authorize(
-    user: AuthenticatedUser | null,
+    authentication: AuthenticationOutcome,
     request: SecurityRequest,
   ): SecurityOutcome | Promise<SecurityOutcome> {
     const authorizer = this.#authorizer ?? AUTHENTICATED;
+    const user = userOf(authentication);
     const decision = authorizer.authorize(user, request);
     if (isPromiseLike(decision)) {
       const ms = this.#deadlines.authorizationMs;
       return withDeadline(decision, ms, () =>
         deadlineExceeded('authorization', ms, this.#events, request),
       ).then(
-        (d) => this.#decide(authorizer, d, user, request),
+        (d) => this.#decide(authorizer, d, authentication, request),
         (error: unknown) => {
           if (error instanceof UnavailableError) return unavailable(error, request, user);
           throw error;
         },
       );
     }
-    return this.#decide(authorizer, decision, user, request);
+    return this.#decide(authorizer, decision, authentication, request);
   }
 
   #decide(
     authorizer: Authorizer,
     decision: AuthorizationDecision,
-    user: AuthenticatedUser | null,
+    authentication: AuthenticationOutcome,
     request: SecurityRequest,
   ): SecurityOutcome {
+    const user = userOf(authentication);
     if (decision.granted) return { proceed: true, user };
     if (this.#events.hasListeners) {
       this.#events.publish({
@@ -250,11 +248,16 @@ export class SecurityTransform {
       });
     }
     const response =
-      authorizer.onDenied?.(decision, request) ??
-      errorResponse(decision.reason === 'unauthenticated' ? 401 : 403, request);
+      authorizer.onDenied?.(decision, request, authentication) ??
+      errorResponse(
+        decision.reason === 'unauthenticated' && authentication.kind !== 'refused' ? 401 : 403,
+        request,
+      );
     return { proceed: false, response, user };
   }
 }
+
+const ANONYMOUS = Outcome.anonymous();
 
 /** The rule without an authorizer: deny by default, an authenticated user is needed. */
 const NO_AUTHORIZER: Extract<AuthorizationDecision, { granted: false }> = Object.freeze({

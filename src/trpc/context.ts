@@ -1,11 +1,11 @@
 import type { AnyTRPCRouter } from '@trpc/server';
-import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
+import { userOf, type AuthenticationOutcome } from '../core/outcome.js';
 import {
   assertAuthenticatorConfigured,
-  authenticateWithin,
+  attemptWithin,
   authenticatorFailed,
   type Authenticator,
 } from '../core/security.js';
@@ -153,9 +153,9 @@ export function createSecurityContext(options: SecurityContextOptions): Security
         ? EMPTY
         : readConnectionParams(names, opts.info, anyTransport || isWebSocketUpgrade(req));
     const request = toSecurityRequest(req, params);
-    let user: AuthenticatedUser | null;
+    let authentication: AuthenticationOutcome;
     try {
-      user = await authenticateWithin(
+      authentication = await attemptWithin(
         authenticator,
         request,
         settings.authenticationTimeoutMs,
@@ -164,9 +164,10 @@ export function createSecurityContext(options: SecurityContextOptions): Security
     } catch (error) {
       // A deadline passed or a store is down: SERVICE_UNAVAILABLE (503), never anonymous.
       if (error instanceof UnavailableError) throw unavailable(error);
-      user = authenticatorFailed(authenticator, request, error, events);
+      authentication = authenticatorFailed(authenticator, request, error, events);
     }
-    const challenge = challengeOf(challenges, request);
+    const user = userOf(authentication);
+    const challenge = challengeOf(challenges, authentication);
     const ctx = { user, [CLIENT_ADDRESS]: request.clientAddress, [CHALLENGE]: challenge };
     if (!allowUnguarded && !checkedAtStart) {
       // `info` is what tRPC passes to createContext: a caller that drops it (calling
