@@ -1,0 +1,72 @@
+import type { SecurityResponse } from '../core/security.js';
+import { toTokenResponse, type TokenPair } from './token-pair.js';
+
+/** The RFC 6749 §5.2 error codes the token endpoints answer. */
+export type TokenErrorCode =
+  'invalid_request' | 'invalid_grant' | 'unsupported_grant_type' | 'temporarily_unavailable';
+
+/**
+ * The fixed `error_description` of each refusal: none of them contains anything the
+ * client sent (no username, password or token).
+ *
+ * @internal
+ */
+export const TOKEN_ERRORS = Object.freeze({
+  method: ['invalid_request', 'Use POST'],
+  mediaType: ['invalid_request', 'Send application/json'],
+  tooLarge: ['invalid_request', 'The request body is too large'],
+  malformed: ['invalid_request', 'The request body must be a JSON object'],
+  repeated: ['invalid_request', 'A parameter was sent more than once'],
+  credentials: ['invalid_request', 'username and password must be strings'],
+  refreshToken: ['invalid_request', 'refresh_token must be a non-empty string'],
+  grantType: ['unsupported_grant_type', 'The grant type is not supported here'],
+  missingGrantType: ['invalid_request', 'grant_type is required in a form body'],
+  badCredentials: ['invalid_grant', 'Bad credentials'],
+  badRefreshToken: ['invalid_grant', 'The refresh token is invalid, expired or revoked'],
+  unavailable: ['temporarily_unavailable', 'Try again later'],
+} satisfies Record<string, readonly [TokenErrorCode, string]>);
+
+/** The name of a refusal of {@link TOKEN_ERRORS}. @internal */
+export type TokenRefusal = keyof typeof TOKEN_ERRORS;
+
+/** Never cached (RFC 6749 §5.1), on every answer of the token endpoints. */
+const NO_STORE = Object.freeze({
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+  pragma: 'no-cache',
+});
+
+const STATUS: Readonly<Partial<Record<TokenRefusal, number>>> = Object.freeze({
+  method: 405,
+  mediaType: 415,
+  tooLarge: 413,
+  unavailable: 503,
+});
+
+/** The JSON error answer of a refusal (RFC 6749 §5.2). @internal */
+export function tokenError(
+  refusal: TokenRefusal,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): SecurityResponse {
+  const [error, description] = TOKEN_ERRORS[refusal];
+  return {
+    status: STATUS[refusal] ?? 400,
+    headers: { ...NO_STORE, ...extraHeaders },
+    body: JSON.stringify({ error, error_description: description }),
+  };
+}
+
+/** 200 with the pair as an RFC 6749 §5.1 token response. @internal */
+export function tokenSuccess(pair: TokenPair): SecurityResponse {
+  return { status: 200, headers: NO_STORE, body: JSON.stringify(toTokenResponse(pair)) };
+}
+
+/** 500 in plain text, without the cause (a signing key that fails, a bug). @internal */
+export const INTERNAL_ERROR: SecurityResponse = Object.freeze({
+  status: 500,
+  headers: Object.freeze({
+    'content-type': 'text/plain; charset=utf-8',
+    'cache-control': 'no-store',
+  }),
+  body: 'Internal Server Error',
+});

@@ -1,0 +1,273 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { deadlineExceeded } from '../core/deadline.js';
+import { StoreUnavailableError, UnavailableError } from '../core/errors.js';
+import type { SecurityRequest } from '../core/request.js';
+import type { SecurityResponse } from '../core/security.js';
+import { User } from '../core/user.js';
+import { withDeadline } from '../lib/deadline.js';
+import { fetchRequestView, nodeRequestView } from '../lib/request-views.js';
+import { JwtError } from './errors.js';
+import { RefreshStoreFullError } from './refresh-store.js';
+import {
+  bodyTypeOf,
+  fetchBodyReader,
+  nodeBodyReader,
+  parseBody,
+  type BodyReader,
+} from './token-routes-body.js';
+import {
+  readTokenEndpointsOptions,
+  type TokenEndpointsOptions,
+  type TokenEndpointsSettings,
+} from './token-routes-options.js';
+import {
+  INTERNAL_ERROR,
+  tokenError,
+  tokenSuccess,
+  type TokenRefusal,
+} from './token-routes-responses.js';
+import type { LoadUser } from './token-service-options.js';
+
+export type { BodyReader } from './token-routes-body.js';
+
+/** The login and refresh routes, for every adapter. */
+export interface TokenEndpoints {
+  /** The login route, e.g. `/auth/login`. */
+  readonly loginPath: string;
+  /** The refresh route, e.g. `/auth/refresh`. */
+  readonly refreshPath: string;
+  /**
+   * Both paths, for the rule that lets anonymous requests reach them:
+   * `.requestMatchers(endpoints.paths, Access.permitAll())`.
+   */
+  readonly paths: readonly string[];
+  /**
+   * The route core: the answer for a request to one of the paths (reading the body
+   * with `readBody`), or `undefined` for any other path. Rejects only when the body
+   * could not be read (the client went away) or on a bug; never for what the client
+   * sent.
+   */
+  readonly handle: (
+    request: SecurityRequest,
+    readBody: BodyReader,
+  ) => Promise<SecurityResponse | undefined>;
+  /**
+   * For node `http`, Express, Connect: answers the request and resolves `true` when
+   * its path is one of the routes, else resolves `false` without touching `res`.
+   */
+  readonly node: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+  /** For the Fetch API (Hono, Next.js route handlers, Bun, Deno): the answer, or `undefined` for other paths. */
+  readonly fetch: (request: Request) => Promise<Response | undefined>;
+}
+
+/** The account could not use a refresh now (disabled, locked, expired); the family is kept. */
+class InactiveAccount extends Error {}
+
+/**
+ * Ready-made JSON token endpoints (RFC 6749's resource-owner password and refresh
+ * grants, answered as §5.1 token responses):
+ *
+ * - `POST loginPath` `{ "username", "password" }` checks the credentials with the
+ *   authenticator and answers 200 `{ access_token, token_type: "Bearer", expires_in,
+ *   refresh_token, refresh_expires_in }`, `Cache-Control: no-store`.
+ * - `POST refreshPath` `{ "refresh_token" }` rotates the refresh token
+ *   (`tokens.refresh`): a new pair with the user's current roles; a reused token
+ *   revokes its family.
+ *
+ * `application/x-www-form-urlencoded` with `grant_type=password` / `refresh_token`
+ * is read too (`formBodies`). Refusals are RFC 6749 §5.2 JSON errors with fixed
+ * descriptions: 400 `invalid_grant` for bad credentials, a locked, disabled or
+ * expired account, or a bad refresh token (all alike, so the endpoint tells nothing
+ * about accounts); 400 `invalid_request` for a malformed body; 400
+ * `unsupported_grant_type`; 405 (with `Allow: POST`), 413 (reading stops at
+ * `maxBodyBytes`), 415; 503 with `Retry-After` when a store, the repository or the
+ * deadline fails. The routes must be reachable anonymously: give `paths` a
+ * `permitAll` rule.
+ *
+ * @example
+ * ```ts
+ * import { JwtTokenService, tokenEndpoints } from 'portcullis/jwt';
+ * const endpoints = tokenEndpoints({ authenticator, tokens, users: repository });
+ * // rules: .requestMatchers(endpoints.paths, Access.permitAll())
+ * createServer(secureHandler(transform, async (req, res) => {
+ *   if (await endpoints.node(req, res)) return;
+ *   // … the other routes
+ * }));
+ * ```
+ */
+export function tokenEndpoints(options: TokenEndpointsOptions): TokenEndpoints {
+  const settings = readTokenEndpointsOptions(options);
+  const { loginPath, refreshPath, maxBodyBytes, formBodies } = settings;
+  const loadUser = activeUserLoader(settings.loadUser);
+
+  const handle = async (
+    request: SecurityRequest,
+    readBody: BodyReader,
+  ): Promise<SecurityResponse | undefined> => {
+    const path = request.path;
+    const login = path === loginPath;
+    if (!login && path !== refreshPath) return undefined;
+    if (request.method !== 'POST') return tokenError('method', { allow: 'POST' });
+    const type = bodyTypeOf(request.header('content-type'), formBodies);
+    if (type === undefined) return tokenError('mediaType');
+    if (Number(request.header('content-length') ?? 0) > maxBodyBytes) return tokenError('tooLarge');
+    const bytes = await readBody(maxBodyBytes);
+    if (bytes === undefined) return tokenError('tooLarge');
+    const parsed = parseBody(bytes, type);
+    if ('malformed' in parsed) {
+      return tokenError(parsed.malformed === 'repeated' ? 'repeated' : 'malformed');
+    }
+    const params = parsed.params;
+    const refused = grantRefusal(
+      params.get('grant_type'),
+      login ? 'password' : 'refresh_token',
+      type,
+    );
+    if (refused !== undefined) return tokenError(refused);
+    const operation = login ? 'token-login' : 'token-refresh';
+    const work = login
+      ? logIn(settings, request, params.get('username'), params.get('password'))
+      : refresh(settings, loadUser, request, params.get('refresh_token'));
+    try {
+      return await withDeadline(work, settings.timeoutMs, () =>
+        deadlineExceeded(operation, settings.timeoutMs, settings.events, request),
+      );
+    } catch (error) {
+      if (error instanceof UnavailableError) {
+        return tokenError('unavailable', { 'retry-after': String(error.retryAfter) });
+      }
+      // The default refresh store is full of live records: try later, never a 500.
+      if (error instanceof RefreshStoreFullError) {
+        return tokenError('unavailable', { 'retry-after': '5' });
+      }
+      return INTERNAL_ERROR; // signing failed, or a bug: never its details
+    }
+  };
+
+  return Object.freeze({
+    loginPath,
+    refreshPath,
+    paths: Object.freeze([loginPath, refreshPath]),
+    handle,
+    node: async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+      const request = nodeRequestView(req);
+      if (request.path !== loginPath && request.path !== refreshPath) return false;
+      let response: SecurityResponse | undefined;
+      try {
+        response = await handle(request, nodeBodyReader(req));
+      } catch {
+        // A client that went away mid-body: never an unhandled rejection.
+        response = INTERNAL_ERROR;
+      }
+      sendNode(res, response ?? INTERNAL_ERROR);
+      return true;
+    },
+    fetch: async (request: Request): Promise<Response | undefined> => {
+      const response = await handle(fetchRequestView(request), fetchBodyReader(request)).catch(
+        () => INTERNAL_ERROR,
+      );
+      if (response === undefined) return undefined;
+      return new Response(response.body, { status: response.status, headers: response.headers });
+    },
+  });
+}
+
+/**
+ * Writes an answer of the token endpoints to a node response; a 413 closes the
+ * connection, so the rest of the body is never read.
+ *
+ * @internal
+ */
+export function sendNode(res: ServerResponse, response: SecurityResponse): void {
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  if (response.status === 413) res.setHeader('connection', 'close');
+  res.writeHead(response.status, {
+    ...response.headers,
+    'content-length': String(Buffer.byteLength(response.body)),
+  });
+  res.end(response.body);
+}
+
+/**
+ * The refusal of a `grant_type`: optional in JSON (when present it must be the
+ * route's), required in a form (RFC 6749 §4.3.2, §6).
+ */
+function grantRefusal(
+  grantType: unknown,
+  expected: 'password' | 'refresh_token',
+  type: 'json' | 'form',
+): TokenRefusal | undefined {
+  if (grantType === undefined) return type === 'form' ? 'missingGrantType' : undefined;
+  return grantType === expected ? undefined : 'grantType';
+}
+
+async function logIn(
+  settings: TokenEndpointsSettings,
+  request: SecurityRequest,
+  username: unknown,
+  password: unknown,
+): Promise<SecurityResponse> {
+  if (typeof username !== 'string' || typeof password !== 'string') {
+    return tokenError('credentials');
+  }
+  const outcome = await settings.authenticator.attemptCredentials(username, password, {
+    request,
+    authenticationMethod: 'password',
+  });
+  // A wrong password, an unknown user and a locked, disabled or expired account all
+  // get this one answer (the authenticator's events tell them apart).
+  if (outcome.kind !== 'authenticated') return tokenError('badCredentials');
+  const { user } = outcome;
+  const tokenUser = new User(user.username, user.getPassword(), user.roles, user.authorities);
+  return tokenSuccess(await settings.tokens.generateTokenPair(tokenUser));
+}
+
+async function refresh(
+  settings: TokenEndpointsSettings,
+  loadUser: LoadUser,
+  request: SecurityRequest,
+  refreshToken: unknown,
+): Promise<SecurityResponse> {
+  if (typeof refreshToken !== 'string' || refreshToken === '') return tokenError('refreshToken');
+  try {
+    return tokenSuccess(await settings.tokens.refresh(refreshToken, loadUser, { request }));
+  } catch (error) {
+    if (error instanceof InactiveAccount) return tokenError('badRefreshToken');
+    if (error instanceof JwtError && error.code !== 'ERR_JWT_SIGNING_FAILED') {
+      return tokenError('badRefreshToken');
+    }
+    throw error;
+  }
+}
+
+/**
+ * The refresh's user loader: a repository that fails is unavailable (503), and an
+ * account that may not log in now (disabled, locked, expired) is refused without
+ * ending its family, so an unlocked account refreshes again.
+ */
+function activeUserLoader(loadUser: LoadUser): LoadUser {
+  return async (username) => {
+    let user;
+    try {
+      user = await loadUser(username);
+    } catch (error) {
+      if (error instanceof UnavailableError) throw error;
+      throw new StoreUnavailableError('user-repository', 'load-user', 5, { cause: error });
+    }
+    if (user !== null && user !== undefined && !isActive(user)) throw new InactiveAccount();
+    return user;
+  };
+}
+
+function isActive(user: User): boolean {
+  const state = user as unknown as Partial<Record<string, unknown>>;
+  return (
+    state['enabled'] !== false &&
+    state['locked'] !== true &&
+    state['accountExpired'] !== true &&
+    state['credentialsExpired'] !== true
+  );
+}
