@@ -5,3 +5,7 @@
  */
 export { portcullisHeaders, type PortcullisHeadersOptions } from './headers.js';
 export { portcullis, type PortcullisFastifyOptions } from './plugin.js';
+export {
+  portcullisTokenEndpoints,
+  type PortcullisTokenEndpointsOptions,
+} from './token-endpoints.js';
