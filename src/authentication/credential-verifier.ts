@@ -1,175 +1,197 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_DEADLINES } from '../core/deadline.js';
-import { DeadlineExceededError } from '../core/errors.js';
+import { DeadlineExceededError, UnavailableError } from '../core/errors.js';
 import type { AuthenticationFailureReason } from '../core/events.js';
 import type { User } from '../core/user.js';
 import { withDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
 import type { Semaphore } from '../lib/semaphore.js';
 import type { TtlCache } from '../lib/ttl-cache.js';
-import { CredentialKeyer } from './credential-key.js';
 import type { PasswordEncoder } from '../password/index.js';
+import { CredentialKeyer } from './credential-key.js';
+import type { RepositoryCalls } from './repository-calls.js';
 
 /** The result of a credential check. @internal */
 export type VerificationOutcome =
   | { readonly ok: true; readonly user: User }
   | { readonly ok: false; readonly reason: AuthenticationFailureReason };
 
+/** A verified credential in the cache: the user it proved, and the name it was presented under. @internal */
+export interface CachedCredential {
+  readonly user: User;
+  readonly presented: string;
+}
+
 /** What a {@link CredentialVerifier} works with. @internal */
 export interface CredentialVerifierConfig {
   readonly encoder: PasswordEncoder;
-  /** The user store; replaced entries after a password upgrade. */
-  readonly users: Map<string, User>;
+  /** The user repository, its calls bounded and failing closed. */
+  readonly users: RepositoryCalls;
   /** Verified-credential cache, or `null` when caching is off. */
-  readonly cache: TtlCache<string, true> | null;
+  readonly cache: TtlCache<string, CachedCredential> | null;
   readonly semaphore: Semaphore;
   /** The deadline of one encoder call, in milliseconds. @defaultValue `5_000` */
   readonly timeoutMs?: number;
   readonly onPasswordUpgrade:
     ((username: string, encodedPassword: string) => void | PromiseLike<void>) | undefined;
+  /** Announces that a user's stored password changed (after an upgrade), to every instance. */
+  readonly announce: (username: string) => void;
+  /** A real stored hash to check unknown users against when the encoder cannot make a dummy. */
+  readonly fallbackHash?: () => string | undefined;
+}
+
+interface Flight {
+  readonly names: Set<string>;
+  readonly promise: Promise<VerificationOutcome>;
 }
 
 /**
- * Checks a username and password against the store: cache first, then the encoder
- * under the semaphore, sharing identical checks already in flight. An unknown
- * username is checked against a dummy hash made by the same encoder, so it costs
- * what a wrong password costs. Never throws, but rejects with a
- * `DeadlineExceededError` (operation `password-encoder`) when an encoder call does
- * not settle within `timeoutMs`: its semaphore slot is given back at the deadline
- * (the abandoned call holds no thread of ours; a real hash still finishing on
- * libuv's pool is at most one per slot per deadline), so a hung encoder cannot
- * block every later login.
+ * Checks a username and password against the repository: cache first (a hit answers
+ * synchronously and asks the repository nothing), else one shared flight per
+ * (username, password): the repository lookup, then the encoder under the semaphore.
+ * An unknown username is checked against a dummy hash made by the same encoder, so
+ * it costs what a wrong password costs (the repository lookup included). The
+ * account state is looked at only after the password matched.
+ *
+ * Rejects only with an `UnavailableError`: a `DeadlineExceededError` when an encoder
+ * or repository call passes its deadline (the semaphore slot is given back at the
+ * deadline), a `StoreUnavailableError` when the repository fails.
  *
  * @internal
  */
 export class CredentialVerifier {
   readonly #config: CredentialVerifierConfig;
   readonly #keyer = new CredentialKeyer();
-  readonly #inFlight = new Map<string, Promise<VerificationOutcome>>();
+  readonly #inFlight = new Map<string, Flight>();
   readonly #upgrading = new Set<string>();
-  #dummyHash: Promise<string> | undefined;
   readonly #warned = new Set<string>();
+  #dummyHash: Promise<string> | undefined;
+  /** A real stored hash seen lately: what an unknown user is checked against when no dummy can be made. */
+  #fallbackHash: string | undefined;
+  /** Counts announced changes: a flight that saw one since it started caches nothing. */
+  #changes = 0;
 
   constructor(config: CredentialVerifierConfig) {
     this.#config = config;
   }
 
-  /**
-   * Whether the password is the user's; rejects only with a `DeadlineExceededError`. A cache hit answers
-   * synchronously (no promise on the hot path); everything else is asynchronous.
-   */
+  /** Whether the password is the user's. Synchronous on a cache hit. */
   verify(username: string, password: string): VerificationOutcome | Promise<VerificationOutcome> {
-    const user = this.#config.users.get(username);
-    if (user !== undefined && this.#config.cache !== null) {
-      const key = this.#keyer.key(username, password, user.password);
-      if (this.#config.cache.get(key) === true) return { ok: true, user };
-      return this.#verifyUncached(user, username, password, user.password, key);
-    }
-    return this.#verifySlow(user, username, password);
-  }
-
-  async #verifySlow(
-    user: User | undefined,
-    username: string,
-    password: string,
-  ): Promise<VerificationOutcome> {
-    let stored: string;
-    if (user === undefined) {
-      try {
-        stored = await this.#dummy();
-      } catch (error) {
-        if (error instanceof DeadlineExceededError) throw error;
-        // E.g. a DelegatingPasswordEncoder without a default id cannot encode: check
-        // against a real user's hash instead (the result is ignored), so an unknown
-        // username still costs a full verification.
-        this.#warn('the dummy password hash could not be encoded', error);
-        const fallback = this.#config.users.values().next();
-        if (fallback.done === true) return { ok: false, reason: 'unknown-user' };
-        stored = fallback.value.password;
-      }
-    } else {
-      stored = user.password;
-    }
-    return this.#verifyUncached(
-      user,
-      username,
-      password,
-      stored,
-      this.#keyer.key(username, password, stored),
-    );
-  }
-
-  /** Shares a check already in flight for the same key, or starts one. */
-  #verifyUncached(
-    user: User | undefined,
-    username: string,
-    password: string,
-    stored: string,
-    key: string,
-  ): Promise<VerificationOutcome> {
+    const key = this.#keyer.key(username, password, '');
+    const hit = this.#config.cache?.get(key);
+    if (hit !== undefined) return { ok: true, user: hit.user };
     let flight = this.#inFlight.get(key);
     if (flight === undefined) {
-      flight = this.#check(user, username, password, stored, key).finally(() => {
-        this.#inFlight.delete(key);
+      const names = new Set([username]);
+      const promise = this.#attempt(key, names, username, password).finally(() => {
+        if (this.#inFlight.get(key) === current) this.#inFlight.delete(key);
       });
-      this.#inFlight.set(key, flight);
+      const current: Flight = { names, promise };
+      this.#inFlight.set(key, current);
+      flight = current;
     }
-    return flight;
+    return flight.promise;
   }
 
-  async #check(
-    user: User | undefined,
+  /** Forgets every cached or in-flight verification of `username` (its credentials changed). */
+  forget(username: string): void {
+    this.#changes++;
+    this.#config.cache?.deleteWhere(
+      (entry) => entry.presented === username || entry.user.username === username,
+    );
+    for (const [key, flight] of this.#inFlight) {
+      if (flight.names.has(username)) this.#inFlight.delete(key);
+    }
+  }
+
+  async #attempt(
+    key: string,
+    names: Set<string>,
     username: string,
     password: string,
-    stored: string,
-    key: string,
   ): Promise<VerificationOutcome> {
+    const changes = this.#changes;
+    // A synchronous repository (memory) answers without a turn of the event loop.
+    const found = this.#config.users.findByUsername(username);
+    const user = isPromiseLike(found) ? await found : found;
+    let stored: string;
+    if (user === null) {
+      const dummy = await this.#dummy();
+      if (dummy === undefined) return { ok: false, reason: 'unknown-user' };
+      stored = dummy;
+    } else {
+      names.add(user.username);
+      this.#fallbackHash = user.password;
+      stored = user.password;
+    }
+    const checked = await this.#matches(password, stored, user !== null);
+    // Refused unchecked: the same answer whether or not the user exists.
+    if (checked === 'too-many-attempts') return { ok: false, reason: checked };
+    if (user === null) return { ok: false, reason: 'unknown-user' };
+    if (checked !== true)
+      return { ok: false, reason: checked === false ? 'bad-credentials' : checked };
+    // Only now, with the password proven, may the account's state be told.
+    const refusal = accountRefusal(user);
+    if (refusal !== undefined) return { ok: false, reason: refusal };
+    if (changes === this.#changes) this.#config.cache?.set(key, { user, presented: username });
+    const upgraded = await this.#upgrade(user, password, key, username);
+    return { ok: true, user: upgraded ?? user };
+  }
+
+  /** `true`, `false`, or the reason the check could not be made (never for an unknown user's). */
+  async #matches(
+    password: string,
+    stored: string,
+    known: boolean,
+  ): Promise<boolean | AuthenticationFailureReason> {
     const { encoder, semaphore } = this.#config;
-    let matched: boolean;
     try {
       // `unknown`: only a real `true` from a (possibly untyped) encoder counts as a match.
       // The deadline is inside the slot: a call that never settles gives its slot back.
       const result = await semaphore.run(() =>
         this.#bounded(async (): Promise<unknown> => encoder.matches(password, stored)),
       );
-      if (!result.ok) return { ok: false, reason: 'too-many-attempts' };
-      matched = result.value === true;
+      if (!result.ok) return 'too-many-attempts';
+      return result.value === true;
     } catch (error) {
       if (error instanceof DeadlineExceededError) throw error;
-      if (user === undefined) return { ok: false, reason: 'unknown-user' };
-      if (isEncodingError(error)) return { ok: false, reason: 'unknown-password-encoding' };
+      if (!known) return false;
+      if (isEncodingError(error)) return 'unknown-password-encoding';
       this.#warn('the password encoder failed', error);
-      return { ok: false, reason: 'other' };
+      return 'other';
     }
-    if (user === undefined) return { ok: false, reason: 'unknown-user' };
-    if (!matched) return { ok: false, reason: 'bad-credentials' };
-    this.#config.cache?.set(key, true);
-    await this.#upgrade(user, password);
-    return { ok: true, user: this.#config.users.get(username) ?? user };
   }
 
   /** Re-encodes the password when the encoder asks for it; never fails the login. */
-  async #upgrade(user: User, password: string): Promise<void> {
+  async #upgrade(
+    user: User,
+    password: string,
+    key: string,
+    presented: string,
+  ): Promise<User | undefined> {
     const { encoder, semaphore, users } = this.#config;
     const { username } = user;
-    if (this.#upgrading.has(username)) return;
+    if (!users.canUpdatePassword || this.#upgrading.has(username)) return undefined;
     this.#upgrading.add(username);
     try {
       const upgrade: unknown = encoder.upgradeEncoding(user.password);
-      if (upgrade !== true) return;
+      if (upgrade !== true) return undefined;
       const result = await semaphore.run(() =>
         this.#bounded(async (): Promise<unknown> => encoder.encode(password)),
       );
-      if (!result.ok) return; // busy: try again at a later login
+      if (!result.ok) return undefined; // busy: try again at a later login
       const encoded = result.value;
-      if (typeof encoded !== 'string' || encoded === '') return;
-      // Compare and set: replace only the very user whose password was just checked.
-      if (users.get(username) !== user) return;
-      users.set(username, user.withEncodedPassword(encoded));
-      this.#config.cache?.set(this.#keyer.key(username, password, encoded), true);
+      if (typeof encoded !== 'string' || encoded === '') return undefined;
+      // Compare and set: the repository replaces only the very password just checked.
+      const updated = await users.updatePassword(user, encoded);
+      if (updated === null) return undefined;
+      this.#config.announce(username);
+      this.#config.cache?.set(key, { user: updated, presented });
       this.#notify(username, encoded);
+      return updated;
     } catch (error) {
       this.#warn('a password upgrade failed', error);
+      return undefined;
     } finally {
       this.#upgrading.delete(username);
     }
@@ -190,8 +212,13 @@ export class CredentialVerifier {
     }
   }
 
-  /** The dummy hash, encoded once by the configured encoder; a failure is retried later. */
-  #dummy(): Promise<string> {
+  /**
+   * The hash an unknown user is checked against: the dummy, encoded once by the
+   * configured encoder (a failure is retried later). When the encoder cannot encode
+   * (a DelegatingPasswordEncoder without a default id), a real stored hash seen
+   * lately stands in; `undefined` when there is none yet.
+   */
+  async #dummy(): Promise<string | undefined> {
     this.#dummyHash ??= this.#bounded(async (): Promise<unknown> =>
       this.#config.encoder.encode(randomBytes(24).toString('base64url')),
     )
@@ -203,7 +230,13 @@ export class CredentialVerifier {
         this.#dummyHash = undefined;
         throw error;
       });
-    return this.#dummyHash;
+    try {
+      return await this.#dummyHash;
+    } catch (error) {
+      if (error instanceof UnavailableError) throw error;
+      this.#warn('the dummy password hash could not be encoded', error);
+      return this.#config.fallbackHash?.() ?? this.#fallbackHash;
+    }
   }
 
   /** One encoder call under the deadline (`DeadlineExceededError`, operation `password-encoder`). */
@@ -221,6 +254,15 @@ export class CredentialVerifier {
     const name = error instanceof Error ? error.name : typeof error;
     process.emitWarning(`portcullis: ${what} (${name})`, { code: 'PORTCULLIS_AUTHENTICATION' });
   }
+}
+
+/** Why a user whose password matched may still not log in (Spring's checks, in its order). @internal */
+export function accountRefusal(user: User): AuthenticationFailureReason | undefined {
+  if (user.locked) return 'account-locked';
+  if (!user.enabled) return 'account-disabled';
+  if (user.accountExpired) return 'account-expired';
+  if (user.credentialsExpired) return 'credentials-expired';
+  return undefined;
 }
 
 function isEncodingError(error: unknown): boolean {

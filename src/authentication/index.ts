@@ -1,11 +1,16 @@
 /**
- * Authentication: users held in memory, checked with HTTP Basic (RFC 7617), and
- * the composition of authenticators.
+ * Authentication: HTTP Basic (RFC 7617) and username/password logins against a user
+ * repository or users held in memory, and the composition of authenticators.
  *
  * @module portcullis
  */
 export type { AnyOfOptions } from './any-of.js';
 export { AuthenticationManager } from './authentication-manager.js';
+export type {
+  CredentialCacheOptions,
+  PasswordAuthenticatorOptions,
+  RepositoryAuthenticatorOptions,
+} from './authenticator-options.js';
 export {
   DEFAULT_MAX_BASIC_HEADER_LENGTH,
   parseBasicCredentials,
@@ -13,5 +18,9 @@ export {
   type BasicCredentialsResult,
   type ParseBasicCredentialsOptions,
 } from './http-basic.js';
-export { MemoryAuthenticator, type VerifyCredentialsOptions } from './memory-authenticator.js';
-export type { CredentialCacheOptions, MemoryAuthenticatorOptions } from './memory-options.js';
+export { MemoryAuthenticator } from './memory-authenticator.js';
+export type { MemoryAuthenticatorOptions } from './memory-options.js';
+export {
+  RepositoryAuthenticator,
+  type VerifyCredentialsOptions,
+} from './repository-authenticator.js';

@@ -33,10 +33,20 @@ export type AuthenticationFailureReason =
   | 'invalid-token'
   /** A bearer token past its expiry (or not valid yet). */
   | 'expired-token'
+  /** A bearer token (or other credential) that was revoked: by its id, or with every one of its user. */
+  | 'revoked-token'
   /** A spent refresh token presented again: its whole family was revoked. */
   | 'token-reused'
   /** A session cookie that is tampered, truncated, expired or sealed with an unknown password. */
   | 'invalid-session'
+  /** The password matched, but the account is disabled. */
+  | 'account-disabled'
+  /** The password matched, but the account is locked. */
+  | 'account-locked'
+  /** The password matched, but the account has expired. */
+  | 'account-expired'
+  /** The password matched, but it has expired and must be changed. */
+  | 'credentials-expired'
   /** Any other failure of a custom authenticator. */
   | 'other';
 

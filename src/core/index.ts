@@ -62,4 +62,4 @@ export {
   type Authorizer,
   type SecurityResponse,
 } from './security.js';
-export { User } from './user.js';
+export { User, type AccountState } from './user.js';

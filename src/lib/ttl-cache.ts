@@ -67,6 +67,15 @@ export class TtlCache<K, V> {
     return this.#entries.delete(key);
   }
 
+  /** Removes every entry whose value satisfies `predicate` (expired ones too); answers how many. */
+  deleteWhere(predicate: (value: V) => boolean): number {
+    let removed = 0;
+    for (const [key, entry] of this.#entries) {
+      if (predicate(entry.value) && this.#entries.delete(key)) removed++;
+    }
+    return removed;
+  }
+
   /** Removes every entry. */
   clear(): void {
     this.#entries.clear();

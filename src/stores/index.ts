@@ -11,3 +11,4 @@ export {
   type MemoryRevocationStoreOptions,
 } from './memory-revocation-store.js';
 export { MemorySpentIdStore, type MemorySpentIdStoreOptions } from './memory-spent-id-store.js';
+export { MemoryUserChangeNotifier } from './memory-user-changes.js';

@@ -28,8 +28,30 @@ export interface UserRepository {
   findByUsername(username: string): User | null | Promise<User | null>;
   /**
    * Stores a re-encoded password after a successful login whose stored hash the
-   * encoder wants upgraded (`upgradeEncoding`); returns the updated user. Optional:
-   * without it, hashes are not upgraded.
+   * encoder wants upgraded (`upgradeEncoding`); returns the updated user. A
+   * compare-and-set: it replaces the password only while the stored one is still
+   * `user.password`, and answers `null` (nothing changed) when the user was changed
+   * or deleted meanwhile. Optional: without it, hashes are not upgraded.
    */
-  updatePassword?(user: User, newEncodedPassword: string): User | Promise<User>;
+  updatePassword?(user: User, newEncodedPassword: string): User | null | Promise<User | null>;
+}
+
+/**
+ * A {@link UserRepository} that an application can also manage users through
+ * (Spring's `UserDetailsManager`): `MemoryUserRepository` and `SqlUserRepository`
+ * implement it. A change made here does not reach the verified-credential cache of
+ * an authenticator by itself: give the repository the same `userChanges` notifier
+ * as the authenticator, or call `authenticator.userChanged(username)` after it.
+ */
+export interface ManagedUserRepository extends UserRepository {
+  /** Adds a user; fails when the username is taken. */
+  createUser(user: User): void | Promise<void>;
+  /** Replaces a user (its password, roles, authorities and state); fails when there is none. */
+  updateUser(user: User): void | Promise<void>;
+  /** Removes a user; answers whether there was one. */
+  deleteUser(username: string): boolean | Promise<boolean>;
+  /** Sets a user's encoded password; answers whether there was such a user. */
+  changePassword(username: string, newEncodedPassword: string): boolean | Promise<boolean>;
+  /** Whether a user with exactly this username exists. */
+  userExists(username: string): boolean | Promise<boolean>;
 }

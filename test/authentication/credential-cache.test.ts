@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CredentialKeyer } from '../../src/authentication/credential-key.js';
-import { CredentialVerifier } from '../../src/authentication/credential-verifier.js';
+import {
+  CredentialVerifier,
+  type CachedCredential,
+} from '../../src/authentication/credential-verifier.js';
+import { RepositoryCalls } from '../../src/authentication/repository-calls.js';
 import {
   MemoryAuthenticator,
   type CredentialCacheOptions,
@@ -8,6 +12,7 @@ import {
 import { User } from '../../src/core/index.js';
 import { Semaphore } from '../../src/lib/semaphore.js';
 import { TtlCache } from '../../src/lib/ttl-cache.js';
+import { MemoryUserRepository } from '../../src/users/index.js';
 import { basic, flush, gate, requestWith, TestEncoder } from './helpers.js';
 
 function setup(cache?: CredentialCacheOptions | false, maxConcurrentVerifications = 2) {
@@ -126,20 +131,24 @@ describe('verified-credential cache', () => {
     expect((await slow)?.username).toBe('bob');
   });
 
-  it('misses when the stored hash changed', async () => {
+  it('forgets a user’s cached credentials when the user’s change is announced', async () => {
     const encoder = new TestEncoder();
-    const users = new Map([['alice', new User('alice', encoder.hash('old-password'))]]);
+    const users = new MemoryUserRepository([new User('alice', encoder.hash('old-password'))]);
     const verifier = new CredentialVerifier({
       encoder,
-      users,
-      cache: new TtlCache<string, true>({ maxEntries: 10, ttlMs: 60_000 }),
+      users: new RepositoryCalls(users, 1_000),
+      cache: new TtlCache<string, CachedCredential>({ maxEntries: 10, ttlMs: 60_000 }),
       semaphore: new Semaphore(1, 10),
       onPasswordUpgrade: undefined,
+      announce: () => undefined,
     });
     expect(await verifier.verify('alice', 'old-password')).toMatchObject({ ok: true });
     expect(await verifier.verify('alice', 'old-password')).toMatchObject({ ok: true });
     expect(encoder.matchesCalls).toBe(1);
-    users.set('alice', new User('alice', encoder.hash('new-password')));
+    users.changePassword('alice', encoder.hash('new-password'));
+    // Not announced yet: the cache answers (bounded by its TTL), without asking the repository.
+    expect(verifier.verify('alice', 'old-password')).toMatchObject({ ok: true });
+    verifier.forget('alice');
     expect(await verifier.verify('alice', 'old-password')).toEqual({
       ok: false,
       reason: 'bad-credentials',
