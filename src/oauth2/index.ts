@@ -36,3 +36,11 @@ export {
   type OAuth2MapperContext,
   type OAuth2UserMapper,
 } from './routes-options.js';
+export {
+  MemoryOAuth2AccountRepository,
+  accountLinkingMapper,
+  type AccountLinkingOptions,
+  type MemoryOAuth2AccountRepositoryOptions,
+  type OAuth2AccountRepository,
+  type OAuth2UserCreator,
+} from './account-linking.js';
