@@ -1,19 +1,23 @@
-import { randomUUID } from 'node:crypto';
-import { errors } from 'jose';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import { noteCredentialFailure } from '../core/credential-failure.js';
-import { deadlineExceeded } from '../core/deadline.js';
-import { ConfigurationError, UnavailableError } from '../core/errors.js';
+import { requireDeadline } from '../core/deadline.js';
+import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, summarize, type SecurityEvents } from '../core/events.js';
+import { Outcome, userOf, type AuthenticationOutcome } from '../core/outcome.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { Authenticator } from '../core/security.js';
 import { User } from '../core/user.js';
+import { isPromiseLike } from '../lib/promise.js';
+import { requireName } from '../lib/validate.js';
+import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call.js';
+import type { RevocationStore } from '../stores/types.js';
+import { AccessRevocations, revocableOf, type RevocableToken } from './access-revocation.js';
+import { BearerHeader, keySetUnavailable, reasonOf } from './bearer.js';
 import { VerifiedTokenCache } from './cache.js';
 import { isCompactJws } from './compact.js';
 import type { Claims } from './claims.js';
 import { JwtConfig, type JwtConfigOptions, type JwtSettings } from './config.js';
-import { DESCRIPTIONS, JwtError } from './errors.js';
-import { signToken } from './sign.js';
+import { DESCRIPTIONS, JwtError, type JwtErrorCode } from './errors.js';
+import { accessPayload, signToken } from './sign.js';
 import { UserMemo, userFromClaims } from './user-claims.js';
 import { ACCESS_TYPE, TokenVerifier, type VerifiedToken } from './verify.js';
 
@@ -21,9 +25,23 @@ import { ACCESS_TYPE, TokenVerifier, type VerifiedToken } from './verify.js';
 export interface JwtAuthenticatorOptions {
   /** Where authentication events go. @defaultValue `securityEvents` */
   readonly events?: SecurityEvents;
+  /**
+   * Where access-token revocations are kept (`revokeAccessToken`, `revokeUser`),
+   * checked on every authentication, cache hits included. Share one store between
+   * the authenticators of every instance (`RedisRevocationStore`, `portcullis/redis`).
+   * `false` turns revocation off: the check is skipped and the revoke methods throw.
+   * @defaultValue a new `MemoryRevocationStore` (this process only) on the configuration's clock
+   */
+  readonly revocations?: RevocationStore | false;
+  /**
+   * How long an asynchronous answer of the revocation store may take, in milliseconds
+   * (1 to 600,000). Past it the request fails closed: `DeadlineExceededError` (503).
+   * @defaultValue `2_000`
+   */
+  readonly storeTimeoutMs?: number;
 }
 
-interface CachedUser {
+interface CachedUser extends RevocableToken {
   readonly user: AuthenticatedUser;
 }
 
@@ -33,12 +51,14 @@ interface CachedUser {
  * configured header (`Authorization: Bearer <jwt>`) into a user. Tokens in the
  * query string are never read.
  *
- * A refused token (expired, bad signature, wrong type, …) makes the request
- * anonymous, publishes an `authentication-failure` event, and notes the failure so a
+ * A refused token (expired, bad signature, wrong type, revoked, …) is a `failed`
+ * {@link AuthenticationOutcome} with the RFC 6750 challenge, so a
  * `requestMatcher().bearer()` entry point answers
- * `401 WWW-Authenticate: Bearer error="invalid_token"`. Verified tokens are cached
- * (see `JwtConfig.cache`): a cache hit answers synchronously, without a signature
- * check.
+ * `401 WWW-Authenticate: Bearer error="invalid_token"`, and publishes an
+ * `authentication-failure` event. Verified tokens are cached (see `JwtConfig.cache`):
+ * a cache hit answers synchronously, without a signature check — but never without
+ * the revocation check (`revokeAccessToken`, `revokeUser`; see the `revocations`
+ * option).
  *
  * @example
  * ```ts
@@ -55,12 +75,15 @@ export class JwtAuthenticator implements Authenticator {
   readonly #cache: VerifiedTokenCache<CachedUser> | undefined;
   readonly #events: SecurityEvents;
   readonly #scheme: string;
-  readonly #prefix: string;
-  readonly #bareScheme: string;
+  readonly #bearer: BearerHeader;
   readonly #users = new UserMemo();
+  readonly #revocations: AccessRevocations | undefined;
 
   /** @param config - a {@link JwtConfig} or its plain-object form */
   constructor(config: JwtConfig | JwtConfigOptions, options: JwtAuthenticatorOptions = {}) {
+    if (typeof options !== 'object' || (options as unknown) === null) {
+      throw new ConfigurationError('options', 'must be an object');
+    }
     const resolved = config instanceof JwtConfig ? config : JwtConfig.fromOptions(config);
     this.#settings = resolved.resolve();
     this.#verifier = new TokenVerifier(this.#settings);
@@ -71,9 +94,16 @@ export class JwtAuthenticator implements Authenticator {
       throw new ConfigurationError('events', 'must be a SecurityEvents publisher');
     }
     this.#events = events;
-    this.#prefix = this.#settings.headerPrefix.toLowerCase();
+    const timeoutMs = requireDeadline(
+      'storeTimeoutMs',
+      options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS,
+    );
+    this.#revocations =
+      options.revocations === false
+        ? undefined
+        : new AccessRevocations(options.revocations, this.#settings.clock, timeoutMs, events);
+    this.#bearer = new BearerHeader(this.#settings.headerPrefix);
     this.#scheme = this.#settings.headerPrefix.trim() || 'Bearer';
-    this.#bareScheme = this.#settings.headerPrefix.trim().toLowerCase() || '\u0000';
   }
 
   /** The access-token lifetime in seconds (`expires_in` of a login response). */
@@ -92,24 +122,7 @@ export class JwtAuthenticator implements Authenticator {
    * @throws JwtError `ERR_JWT_SIGNING_FAILED` without a signing key
    */
   generateToken(user: User): Promise<string> {
-    const iat = Math.floor(this.#settings.clock() / 1000);
-    const { issuer, audience } = this.#settings;
-    return signToken(
-      this.#settings,
-      {
-        sub: user.username,
-        roles: [...user.roles],
-        authorities: [...user.authorities],
-        iat,
-        exp: iat + this.#settings.expirationSeconds,
-        jti: randomUUID(),
-        ...(issuer === undefined ? {} : { iss: issuer }),
-        ...(audience === undefined
-          ? {}
-          : { aud: audience.length === 1 ? audience[0] : [...audience] }),
-      },
-      ACCESS_TYPE,
-    );
+    return signToken(this.#settings, accessPayload(this.#settings, user), ACCESS_TYPE);
   }
 
   /**
@@ -128,11 +141,62 @@ export class JwtAuthenticator implements Authenticator {
   }
 
   /**
-   * Verifies an access token: its header and claims, or a {@link JwtError} with a
-   * stable code. Never cached.
+   * Verifies an access token: its header and claims, and that it is not revoked, or
+   * a {@link JwtError} with a stable code (`ERR_JWT_REVOKED` for a revoked token).
+   * Never cached.
+   * @throws UnavailableError when the revocation store cannot answer (503)
    */
-  validateToken(token: string): Promise<VerifiedToken> {
-    return this.#verifier.verify(token, 'access');
+  async validateToken(token: string): Promise<VerifiedToken> {
+    const verified = await this.#verifier.verify(token, 'access');
+    const revocations = this.#revocations;
+    if (revocations !== undefined) {
+      const revoked = await revocations.isRevoked(revocableOf(verified.claims, token));
+      if (revoked) throw new JwtError('ERR_JWT_REVOKED', 'The access token was revoked');
+    }
+    return verified;
+  }
+
+  /**
+   * Revokes an access token until it expires (its `exp` plus the leeway): from now
+   * on it is refused on every authenticator sharing the revocation store, also when
+   * it is in a verified-token cache. Revoked by its `jti` (by its hash when it has
+   * none). An expired token is left alone.
+   *
+   * @example
+   * ```ts
+   * await jwt.revokeAccessToken(token); // logout of a bearer client
+   * ```
+   * @throws JwtError when the token is not a valid access token of this configuration
+   * @throws UnavailableError when the store cannot record it (503)
+   * @throws ConfigurationError with `revocations: false`
+   */
+  async revokeAccessToken(token: string): Promise<void> {
+    const revocations = this.#requireRevocations('revokeAccessToken');
+    let claims: VerifiedToken['claims'];
+    try {
+      ({ claims } = await this.#verifier.verify(token, 'access'));
+    } catch (error) {
+      if (error instanceof JwtError && error.code === 'ERR_JWT_EXPIRED') return;
+      throw error;
+    }
+    await revocations.revokeToken(claims, token, this.#settings.leewaySeconds);
+  }
+
+  /**
+   * Revokes every access token of `username` issued until now: a token is refused
+   * when its `iat` second is at or before this instant, so a token issued in the same
+   * second, even just after this call, is refused too (`iat` counts whole seconds);
+   * tokens issued from the next second on are accepted. Remembered for the
+   * configured access-token lifetime plus the leeway.
+   *
+   * @throws UnavailableError when the store cannot record it (503)
+   * @throws ConfigurationError with `revocations: false`
+   */
+  async revokeUser(username: string): Promise<void> {
+    const revocations = this.#requireRevocations('revokeUser');
+    const name = requireName('username', username);
+    const { expirationSeconds, leewaySeconds } = this.#settings;
+    await revocations.revokeUser(name, this.#settings.clock(), expirationSeconds + leewaySeconds);
   }
 
   /** SPEC.md's operation: the user of the request's bearer token, or `null`. */
@@ -143,30 +207,32 @@ export class JwtAuthenticator implements Authenticator {
 
   /**
    * The authenticated user of the request's bearer token, or `null` (no token, or
-   * a refused one). Synchronous on a cache hit.
+   * a refused one): {@link JwtAuthenticator.attempt}'s user. Synchronous on a cache
+   * hit with a synchronous revocation store.
    */
   authenticate(
     request: SecurityRequest,
   ): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
+    const outcome = this.attempt(request);
+    return isPromiseLike(outcome) ? outcome.then(userOf) : userOf(outcome);
+  }
+
+  /**
+   * The outcome of the request's bearer token: `anonymous` without one,
+   * `authenticated`, or `failed` with the reason (`invalid-token`, `expired-token`,
+   * `revoked-token`) and the RFC 6750 challenge (`Bearer error="invalid_token"`, or
+   * `invalid_request` for the scheme without a token). Synchronous on a cache hit
+   * with a synchronous revocation store. Throws (or rejects with) an
+   * `UnavailableError` when the token could not be checked (key set or revocation
+   * store unreachable): 503, never anonymous.
+   */
+  attempt(request: SecurityRequest): AuthenticationOutcome | Promise<AuthenticationOutcome> {
     const header = request.header(this.#settings.headerName);
-    if (header === undefined) return null;
-    // RFC 6750 §2.1: `Bearer 1*SP b64token`; trailing spaces and tabs are the field's
-    // optional whitespace. Nothing else is trimmed (String#trim would take Unicode
-    // spaces too).
-    const token =
-      header.slice(0, this.#prefix.length).toLowerCase() === this.#prefix
-        ? credentialOf(header, this.#prefix.length)
-        : undefined;
-    // `Bearer` alone (HTTP trims the space) is this scheme without a token.
-    const bare = token === undefined && header.trim().toLowerCase() === this.#bareScheme;
-    if (token === undefined && !bare) return null;
-    if (token === undefined || token === '') {
+    const token = header === undefined ? undefined : this.#bearer.read(header);
+    if (token === undefined) return Outcome.anonymous();
+    if (token === '') {
       // RFC 6750 §3.1: a malformed request (the scheme without a token).
-      return this.#failed(
-        new JwtError('ERR_JWT_MALFORMED', 'The token must be a non-empty string'),
-        request,
-        'invalid_request',
-      );
+      return this.#failed('ERR_JWT_MALFORMED', request, 'invalid_request');
     }
     // Too large: the verifier says so, and it is never hashed for the cache.
     if (token.length > this.#settings.maxTokenLength) {
@@ -177,15 +243,13 @@ export class JwtAuthenticator implements Authenticator {
     // then: the check (a scan of the whole token) runs on misses only.
     const key = cache === undefined ? undefined : VerifiedTokenCache.keyOf(token);
     const hit = key === undefined ? undefined : cache?.get(key, this.#settings.clock());
-    if (hit !== undefined) return this.#succeeded(hit.user, request);
+    // A hit is checked against the revocations like any token.
+    if (hit !== undefined) return this.#admit(hit, request);
     if (!isCompactJws(token)) {
       // Not the one spelling of a compact JWS (whitespace inside, padding, another
       // alphabet, spare bits set, anything beyond a b64token): refused before any
       // decoding and never stored, so a re-spelled token never becomes a cache entry.
-      return this.#failed(
-        new JwtError('ERR_JWT_MALFORMED', 'The token is not a compact JWS'),
-        request,
-      );
+      return this.#failed('ERR_JWT_MALFORMED', request);
     }
     return this.#verify(token, key, request);
   }
@@ -194,36 +258,53 @@ export class JwtAuthenticator implements Authenticator {
     token: string,
     key: string | undefined,
     request: SecurityRequest,
-  ): Promise<AuthenticatedUser | null> {
-    let user: AuthenticatedUser;
+  ): Promise<AuthenticationOutcome> {
+    let entry: CachedUser;
     let exp: number;
     try {
       const { claims } = await this.#verifier.verify(token, 'access');
-      user = userFromClaims(claims, this.#settings, this.#users);
+      const user = userFromClaims(claims, this.#settings, this.#users);
+      entry = { user, ...revocableOf(claims, token, key) };
       exp = claims.exp;
     } catch (error) {
       if (!(error instanceof JwtError)) throw error;
-      if (error.code === 'ERR_JWT_JWKS_UNAVAILABLE') throw this.#unavailable(error, request);
-      return this.#failed(error, request);
+      if (error.code === 'ERR_JWT_JWKS_UNAVAILABLE')
+        throw keySetUnavailable(error, this.#settings, this.#events, request);
+      return this.#failed(error.code, request);
     }
-    if (key !== undefined) this.#cache?.set(key, { user }, exp, this.#settings.clock());
-    return this.#succeeded(user, request);
+    const outcome = await this.#admit(entry, request);
+    if (key !== undefined && outcome.kind === 'authenticated') {
+      this.#cache?.set(key, entry, exp, this.#settings.clock());
+    }
+    return outcome;
   }
 
-  /**
-   * The key set could not be fetched (jose's `timeoutDuration` passed, the server is
-   * unreachable or answers garbage): the token was not checked, so the request fails
-   * closed with 503 instead of going on as anonymous.
-   */
-  #unavailable(error: JwtError, request: SecurityRequest): UnavailableError {
-    const timeoutMs = this.#settings.jwks?.timeoutMs;
-    if (timeoutMs !== undefined && timedOut(error)) {
-      return deadlineExceeded('jwks', timeoutMs, this.#events, request);
+  /** A verified token, unless it is revoked (synchronous with a synchronous store). */
+  #admit(
+    entry: CachedUser,
+    request: SecurityRequest,
+  ): AuthenticationOutcome | Promise<AuthenticationOutcome> {
+    const revocations = this.#revocations;
+    if (revocations === undefined) return this.#succeeded(entry.user, request);
+    const revoked = revocations.isRevoked(entry, request);
+    if (isPromiseLike(revoked)) {
+      return revoked.then((yes) =>
+        yes ? this.#failed('ERR_JWT_REVOKED', request) : this.#succeeded(entry.user, request),
+      );
     }
-    return new UnavailableError('The key set could not be fetched', 5, { cause: error });
+    return revoked
+      ? this.#failed('ERR_JWT_REVOKED', request)
+      : this.#succeeded(entry.user, request);
   }
 
-  #succeeded(user: AuthenticatedUser, request: SecurityRequest): AuthenticatedUser {
+  #requireRevocations(method: string): AccessRevocations {
+    if (this.#revocations === undefined) {
+      throw new ConfigurationError('revocations', `is false: ${method} needs a RevocationStore`);
+    }
+    return this.#revocations;
+  }
+
+  #succeeded(user: AuthenticatedUser, request: SecurityRequest): AuthenticationOutcome {
     const events = this.#events;
     if (events.hasListeners) {
       events.publish({
@@ -233,58 +314,32 @@ export class JwtAuthenticator implements Authenticator {
         request: summarize(request),
       });
     }
-    return user;
+    return Outcome.authenticated(user);
   }
 
   #failed(
-    error: JwtError,
+    code: JwtErrorCode,
     request: SecurityRequest,
     kind: 'invalid_token' | 'invalid_request' = 'invalid_token',
-  ): null {
-    noteCredentialFailure(request, {
-      scheme: this.#scheme,
-      error: kind,
-      description:
-        kind === 'invalid_request' ? 'The request has no access token' : DESCRIPTIONS[error.code],
-    });
+  ): AuthenticationOutcome {
+    const reason = reasonOf(code);
     const events = this.#events;
     if (events.hasListeners) {
       events.publish({
         type: 'authentication-failure',
         username: undefined,
         authenticationMethod: 'jwt',
-        reason:
-          error.code === 'ERR_JWT_EXPIRED' || error.code === 'ERR_JWT_NOT_YET_VALID'
-            ? 'expired-token'
-            : 'invalid-token',
+        reason,
         request: summarize(request),
       });
     }
-    return null;
+    return Outcome.failed(reason, {
+      challenge: {
+        scheme: this.#scheme,
+        error: kind,
+        description:
+          kind === 'invalid_request' ? 'The request has no access token' : DESCRIPTIONS[code],
+      },
+    });
   }
-}
-
-/**
- * The credential after the scheme: leading spaces (`1*SP`) and trailing spaces and
- * tabs (optional whitespace) removed, nothing else. A loop, not a regex: a run of
- * spaces before a non-space would make `/[ \t]+$/` quadratic.
- */
-function credentialOf(header: string, start: number): string {
-  let end = header.length;
-  while (end > start && (header[end - 1] === ' ' || header[end - 1] === '\t')) end--;
-  while (start < end && header[start] === ' ') start++;
-  return header.slice(start, end);
-}
-
-/**
- * Whether a key-set failure is jose's `timeoutDuration` passing: before the headers
- * (`JWKSTimeout`) or while the body was read (the abort's `TimeoutError`, wrapped).
- */
-function timedOut(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    if (current instanceof errors.JWKSTimeout || current.name === 'TimeoutError') return true;
-    current = current.cause;
-  }
-  return false;
 }

@@ -7,6 +7,7 @@ import {
 import { deadlineExceeded } from '../core/deadline.js';
 import type { User } from '../core/user.js';
 import { withDeadline } from '../lib/deadline.js';
+import { awaitStore, type StoreCallSite } from '../stores/call.js';
 import type { JwtSettings } from './config.js';
 import { JwtError, type JwtErrorCode } from './errors.js';
 import {
@@ -31,6 +32,8 @@ export interface RotatorOptions {
   readonly graceMs: number;
   /** The deadline of one `loadUser` call, in milliseconds. */
   readonly loadUserTimeoutMs: number;
+  /** The deadline of one asynchronous store call, in milliseconds. */
+  readonly storeTimeoutMs: number;
   /** Signs an access token (the service's `JwtAuthenticator`). */
   readonly signAccess: (user: User) => Promise<string>;
 }
@@ -52,8 +55,20 @@ export class RefreshRotator {
   readonly #graceMs: number;
   readonly #loadUserTimeoutMs: number;
   readonly #signAccess: (user: User) => Promise<string>;
+  readonly #sites: Readonly<Record<'rotate' | 'revoke' | 'check', StoreCallSite>>;
 
   constructor(options: RotatorOptions, refreshSeconds: number) {
+    const site = (operation: string): StoreCallSite => ({
+      store: 'refresh-token',
+      operation,
+      timeoutMs: options.storeTimeoutMs,
+      events: options.events,
+    });
+    this.#sites = {
+      rotate: site('refresh-rotation'),
+      revoke: site('refresh-revocation'),
+      check: site('refresh-revocation-check'),
+    };
     this.#settings = options.settings;
     this.#verifier = new TokenVerifier(options.settings);
     this.#store = options.store;
@@ -71,13 +86,25 @@ export class RefreshRotator {
   }
 
   /** Revokes a family until every token of it issued so far has expired. */
-  revokeFamily(claims: Pick<RefreshClaims, 'fam' | 'exp'>, nowMs: number): Promise<void> {
-    return this.#store.revokeFamily(claims.fam, this.revocationExpiry(nowMs, claims.exp), nowMs);
+  revokeFamily(
+    claims: Pick<RefreshClaims, 'fam' | 'exp'>,
+    nowMs: number,
+    request?: EventRequest,
+  ): Promise<void> {
+    const expiresAtMs = this.revocationExpiry(nowMs, claims.exp);
+    return awaitStore(
+      this.#sites.revoke,
+      () => this.#store.revokeFamily(claims.fam, expiresAtMs, nowMs),
+      request,
+    );
   }
 
   /** Revokes every family of the user started before `nowMs`. */
   revokeUser(username: string, nowMs: number): Promise<void> {
-    return this.#store.revokeUser(username, nowMs, this.revocationExpiry(nowMs, 0));
+    const expiresAtMs = this.revocationExpiry(nowMs, 0);
+    return awaitStore(this.#sites.revoke, () =>
+      this.#store.revokeUser(username, nowMs, expiresAtMs),
+    );
   }
 
   /** {@link claimsOf}, publishing a failure event. */
@@ -107,7 +134,7 @@ export class RefreshRotator {
       () => deadlineExceeded('load-user', ms, this.#events, request),
     );
     if (user === null || user === undefined || user.username !== sub) {
-      await this.revokeFamily(claims, nowMs);
+      await this.revokeFamily(claims, nowMs, request);
       throw this.#fail('ERR_JWT_UNKNOWN_USER', 'The refresh token user is unknown', sub, request);
     }
     const nextJti = randomUUID();
@@ -123,7 +150,12 @@ export class RefreshRotator {
       }),
     ]);
     const expiresAtMs = (next.exp + this.#settings.leewaySeconds) * 1000;
-    const outcome = await this.#store.rotate({ family: fam, jti, nextJti, expiresAtMs, nowMs });
+    const rotation = { family: fam, jti, nextJti, expiresAtMs, nowMs };
+    const outcome = await awaitStore(
+      this.#sites.rotate,
+      () => this.#store.rotate(rotation),
+      request,
+    );
     if (outcome.status === 'rotated') {
       this.#publishSuccess(sub, request);
       return this.pair(accessToken, next.token);
@@ -138,7 +170,7 @@ export class RefreshRotator {
       this.#publishFailure('invalid-token', sub, request);
       throw error;
     }
-    await this.revokeFamily(claims, nowMs);
+    await this.revokeFamily(claims, nowMs, request);
     throw this.#fail(
       'ERR_JWT_REFRESH_REUSED',
       'The refresh token was already used; its family is revoked',
@@ -163,7 +195,11 @@ export class RefreshRotator {
     nowMs: number,
     request: EventRequest,
   ): Promise<void> {
-    const state = await this.#store.revocationState(claims.fam, claims.sub, nowMs);
+    const state = await awaitStore(
+      this.#sites.check,
+      () => this.#store.revocationState(claims.fam, claims.sub, nowMs),
+      request,
+    );
     const userRevoked =
       state.userRevokedAtMs !== undefined && claims.authTimeMs < state.userRevokedAtMs;
     if (state.familyRevoked || userRevoked) {

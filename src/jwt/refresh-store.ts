@@ -1,4 +1,4 @@
-import { PortcullisError } from '../core/errors.js';
+import { UnavailableError } from '../core/errors.js';
 
 /** One refresh: the presented token of a family is exchanged for the next one. */
 export interface RefreshRotation {
@@ -72,16 +72,16 @@ export interface RefreshTokenStore {
 /**
  * The refresh-token store is full of live records: the rotation or revocation was
  * refused rather than forgetting a spent token (which would re-open replay). An
- * operational failure (answer 503), not a bad token. Raise `maxEntries` or use a
- * shared store.
+ * operational failure, not a bad token: an `UnavailableError` (503 with
+ * `Retry-After`). Raise `maxEntries` or use a shared store.
  */
-export class RefreshStoreFullError extends PortcullisError {
+export class RefreshStoreFullError extends UnavailableError {
   override readonly code = 'ERR_REFRESH_STORE_FULL';
   /** The store's capacity. */
   readonly maxEntries: number;
 
   constructor(maxEntries: number) {
-    super(`The refresh-token store is full (${maxEntries} live records)`);
+    super(`The refresh-token store is full (${maxEntries} live records)`, 5);
     this.maxEntries = maxEntries;
   }
 }

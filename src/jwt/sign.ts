@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
+import type { User } from '../core/user.js';
 import type { JwtSettings } from './config.js';
 import { JwtError } from './errors.js';
 
@@ -28,4 +30,25 @@ export async function signToken(
   } catch (error) {
     throw new JwtError('ERR_JWT_SIGNING_FAILED', 'The token could not be signed', { cause: error });
   }
+}
+
+/**
+ * The claims of an access token for the user: `sub`, `roles`, `authorities`, `iat`,
+ * `exp`, `jti`, and `iss` / `aud` when configured.
+ *
+ * @internal
+ */
+export function accessPayload(settings: JwtSettings, user: User): Record<string, unknown> {
+  const iat = Math.floor(settings.clock() / 1000);
+  const { issuer, audience } = settings;
+  return {
+    sub: user.username,
+    roles: [...user.roles],
+    authorities: [...user.authorities],
+    iat,
+    exp: iat + settings.expirationSeconds,
+    jti: randomUUID(),
+    ...(issuer === undefined ? {} : { iss: issuer }),
+    ...(audience === undefined ? {} : { aud: audience.length === 1 ? audience[0] : [...audience] }),
+  };
 }

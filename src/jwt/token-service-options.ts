@@ -4,6 +4,8 @@ import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { User } from '../core/user.js';
 import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
+import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call.js';
+import type { RevocationStore } from '../stores/types.js';
 import { MemoryRefreshTokenStore } from './memory-refresh-store.js';
 import type { RefreshTokenStore } from './refresh-store.js';
 
@@ -37,6 +39,20 @@ export interface JwtTokenServiceOptions {
    * @defaultValue `5_000`
    */
   readonly loadUserTimeoutMs?: number;
+  /**
+   * Where access-token revocations are kept (`revokeAccessToken`, and `revokeUser`,
+   * which revokes the user's access tokens with their refresh families); checked by
+   * the service's `authenticator` on every request. See `JwtAuthenticatorOptions.revocations`.
+   * @defaultValue a new `MemoryRevocationStore` (this process only)
+   */
+  readonly revocations?: RevocationStore | false;
+  /**
+   * How long one asynchronous call of the refresh-token store or the revocation store
+   * may take, in milliseconds (1 to 600,000). Past it the operation fails closed with
+   * a `DeadlineExceededError` (503) and a `deadline-exceeded` event.
+   * @defaultValue `2_000`
+   */
+  readonly storeTimeoutMs?: number;
 }
 
 /**
@@ -64,9 +80,19 @@ export interface ServiceOptions {
   readonly graceSeconds: number;
   readonly events: SecurityEvents;
   readonly loadUserTimeoutMs: number;
+  readonly revocations: RevocationStore | false | undefined;
+  readonly storeTimeoutMs: number;
 }
 
-const NAMES = ['store', 'graceSeconds', 'refreshExpirationSeconds', 'events', 'loadUserTimeoutMs'];
+const NAMES = [
+  'store',
+  'graceSeconds',
+  'refreshExpirationSeconds',
+  'events',
+  'loadUserTimeoutMs',
+  'revocations',
+  'storeTimeoutMs',
+];
 const STORE_METHODS = ['rotate', 'revokeFamily', 'revokeUser', 'revocationState'] as const;
 
 /** Validates the options (never mutating them) and fills in the defaults. @internal */
@@ -98,6 +124,11 @@ export function readServiceOptions(options: JwtTokenServiceOptions): ServiceOpti
     loadUserTimeoutMs: requireDeadline(
       'loadUserTimeoutMs',
       options.loadUserTimeoutMs ?? DEFAULT_DEADLINES.loadUserMs,
+    ),
+    revocations: options.revocations,
+    storeTimeoutMs: requireDeadline(
+      'storeTimeoutMs',
+      options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS,
     ),
   };
 }

@@ -42,12 +42,18 @@ export class JwtTokenService {
   readonly #settings: JwtSettings;
   readonly #rotator: RefreshRotator;
   readonly #grace: GraceMemo | undefined;
+  readonly #revokesAccess: boolean;
 
   /** @param config - a {@link JwtConfig} with a signing key, or its plain-object form */
   constructor(config: JwtConfig | JwtConfigOptions, options: JwtTokenServiceOptions = {}) {
-    const { store, graceSeconds, events, loadUserTimeoutMs } = readServiceOptions(options);
+    const { store, graceSeconds, events, loadUserTimeoutMs, revocations, storeTimeoutMs } =
+      readServiceOptions(options);
     const resolved = config instanceof JwtConfig ? config : JwtConfig.fromOptions(config);
-    this.#authenticator = new JwtAuthenticator(resolved, { events });
+    this.#authenticator = new JwtAuthenticator(resolved, {
+      events,
+      storeTimeoutMs,
+      ...(revocations === undefined ? {} : { revocations }),
+    });
     this.#settings = this.#authenticator.settings;
     if (this.#settings.keys?.sign === undefined) {
       throw new ConfigurationError(
@@ -55,6 +61,7 @@ export class JwtTokenService {
         'a JwtTokenService signs tokens: it needs a secret or a private key (not a JWKS or a public key)',
       );
     }
+    this.#revokesAccess = revocations !== false;
     const authenticator = this.#authenticator;
     this.#rotator = new RefreshRotator(
       {
@@ -63,6 +70,7 @@ export class JwtTokenService {
         events,
         graceMs: graceSeconds * 1000,
         loadUserTimeoutMs,
+        storeTimeoutMs,
         signAccess: (user) => authenticator.generateToken(user),
       },
       Math.max(14 * DAY, this.#settings.expirationSeconds),
@@ -160,7 +168,9 @@ export class JwtTokenService {
    *   family is revoked); `ERR_JWT_REVOKED` (a revoked family or user);
    *   `ERR_JWT_UNKNOWN_USER` (`loadUser` found no user with the token's username:
    *   the family is revoked)
-   * @throws RefreshStoreFullError when the default store is full of live records
+   * @throws UnavailableError (503) when the store cannot answer in time
+   *   (`StoreUnavailableError`, `DeadlineExceededError`) or the default store is full
+   *   of live records (`RefreshStoreFullError`); the token is not spent
    */
   async refresh(
     refreshToken: string,
@@ -199,13 +209,29 @@ export class JwtTokenService {
   }
 
   /**
-   * Revokes every refresh-token family of a user started before this call (logout
-   * everywhere, e.g. after a password change); logins from the same millisecond on
-   * are not affected. Access tokens already issued stay valid until they expire.
+   * Revokes every refresh-token family of a user started before this call, and every
+   * access token of the user issued until now (logout everywhere, e.g. after a
+   * password change). Logins from the same millisecond on keep their refresh
+   * tokens; access tokens are refused up to the end of the current second (`iat`
+   * counts whole seconds), so an access token issued in the same second is refused
+   * too and the client refreshes. With `revocations: false`, access tokens stay valid
+   * until they expire.
+   * @throws UnavailableError when a store cannot record it (503)
    */
   async revokeUser(username: string): Promise<void> {
     const name = requireName('username', username);
     const nowMs = this.#settings.clock();
-    await this.#rotator.revokeUser(name, nowMs);
+    await Promise.all([
+      this.#rotator.revokeUser(name, nowMs),
+      this.#revokesAccess ? this.#authenticator.revokeUser(name) : undefined,
+    ]);
+  }
+
+  /**
+   * Revokes one access token until it expires (see {@link JwtAuthenticator.revokeAccessToken}).
+   * @throws JwtError when it is not a valid access token of this configuration
+   */
+  revokeAccessToken(accessToken: string): Promise<void> {
+    return this.#authenticator.revokeAccessToken(accessToken);
   }
 }
