@@ -11,6 +11,7 @@
  *   npm run bench -- http --seconds 5 --rounds 3   # Basic pipeline and the HTTP stacks
  *   npm run bench -- memory       # heap over 1,000,000 requests with 100,000 distinct tokens
  *   npm run bench -- baseline [--ref <commit>]   # the pipeline's overhead before (a commit) and after (this tree)
+ *   npm run bench -- stores       # refreshes/s and the example's CPU per request on memory and on Redis
  *
  * A full run (no section named) also writes BENCHMARKS.md at the project root and
  * bench/overhead.svg (bench/report.ts); a partial run only prints, so the report
@@ -29,6 +30,7 @@ import { benchMicro, printMicro } from './micro.js';
 import { capture, writeReport, type OverheadBar } from './report.js';
 import { benchRules, printRules } from './rules.js';
 import { benchStacks, printStacks, stackBars } from './stacks.js';
+import { benchStores, printStores } from './stores.js';
 import { benchTrpc, printTrpc } from './trpc.js';
 
 const { values, positionals } = parseArgs({
@@ -131,6 +133,12 @@ if (want('baseline')) {
   const result = await benchBaseline({ ...load, ref: values.ref });
   await capture(() => {
     printBaseline(result);
+  });
+}
+if (want('stores')) {
+  const result = await benchStores(load);
+  await capture(() => {
+    printStores(result);
   });
 }
 if (only.size === 0) writeReport(bars);
