@@ -68,8 +68,12 @@ export class InvalidationBus {
       this.#down();
       this.#onError(error);
     });
-    subscriber.on('reconnecting', () => { this.#down(); });
-    subscriber.on('end', () => { this.#down(); });
+    subscriber.on('reconnecting', () => {
+      this.#down();
+    });
+    subscriber.on('end', () => {
+      this.#down();
+    });
     subscriber.on('ready', () => {
       if (this.#subscribed) this.#up();
     });
@@ -91,7 +95,10 @@ export class InvalidationBus {
           this.#onError(error);
           this.#subscriber = undefined;
           subscriber.destroy();
-          if (!this.#closed) setTimeout(() => { this.start(); }, 1_000).unref();
+          if (!this.#closed)
+            setTimeout(() => {
+              this.start();
+            }, 1_000).unref();
         },
       );
   }
@@ -100,7 +107,9 @@ export class InvalidationBus {
   whenReady(timeoutMs: number): Promise<boolean> {
     if (this.#ready) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => { resolve(false); }, timeoutMs);
+      const timer = setTimeout(() => {
+        resolve(false);
+      }, timeoutMs);
       this.#readyWaiters.push(() => {
         clearTimeout(timer);
         resolve(true);

@@ -13,10 +13,10 @@ export interface RedisClientLike {
   sendCommand(args: readonly string[], options?: { timeout?: number }): Promise<unknown>;
   /** A new client with the same options (not connected). */
   duplicate(): RedisSubscriberLike;
-  /** Adds a listener (`error`, `ready`, `end`, `reconnecting`). */
-  on(event: string, listener: (...args: never[]) => void): unknown;
+  /** Adds a listener (`error`). */
+  on(event: string, listener: (error: Error) => void): unknown;
   /** Removes a listener. */
-  off(event: string, listener: (...args: never[]) => void): unknown;
+  off(event: string, listener: (error: Error) => void): unknown;
 }
 
 /** What portcullis uses of the subscriber connection made by `duplicate()`. */
@@ -28,7 +28,9 @@ export interface RedisSubscriberLike {
     channels: string[],
     listener: (message: string, channel: string) => unknown,
   ): Promise<void>;
-  on(event: string, listener: (...args: never[]) => void): unknown;
+  /** Adds a listener (`error`, `ready`, `end`, `reconnecting`). */
+  on(event: string, listener: (error: Error) => void): unknown;
+  /** Closes the connection at once. */
   destroy(): void;
 }
 

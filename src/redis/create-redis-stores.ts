@@ -186,7 +186,9 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     { id: 't', user: 'tu', operation: 'access-token' },
     cache,
   );
-  const clientError = (error: unknown): void => { onError(error); };
+  const clientError = (error: unknown): void => {
+    onError(error);
+  };
   client.on('error', clientError);
   bus.start();
   return {

@@ -61,7 +61,9 @@ export class CachedRevocations {
       maxEntries: settings.maxEntries,
       ttlMs: Math.max(1, settings.maxStalenessMs),
     });
-    bus.onReset(() => { this.#cache.clear(); });
+    bus.onReset(() => {
+      this.#cache.clear();
+    });
     bus.on(INVALIDATE, (payload) => {
       for (const key of payload.split(',')) this.#cache.delete(key);
     });
