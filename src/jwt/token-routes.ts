@@ -263,11 +263,5 @@ function activeUserLoader(loadUser: LoadUser): LoadUser {
 }
 
 function isActive(user: User): boolean {
-  const state = user as unknown as Partial<Record<string, unknown>>;
-  return (
-    state['enabled'] !== false &&
-    state['locked'] !== true &&
-    state['accountExpired'] !== true &&
-    state['credentialsExpired'] !== true
-  );
+  return user.enabled && !user.locked && !user.accountExpired && !user.credentialsExpired;
 }

@@ -56,30 +56,60 @@ describe.each(ADAPTERS)('token endpoints (%s)', (kind) => {
   });
 
   it('answers a wrong password, an unknown user and inactive accounts byte for byte alike', async () => {
-    fixture.credentials.inactive.set('bob', 'account-locked');
-    try {
-      const replies = [
-        await login('alice', 'wrong'),
-        await login('nobody', 'alice-pw'),
-        await login('bob', 'bob-pw'), // the right password of a locked account
-        await login('', ''),
-      ];
-      const first = replies[0];
-      expect(first?.status).toBe(400);
-      expect(bodyOf(first!)).toEqual({
-        error: 'invalid_grant',
-        error_description: 'Bad credentials',
-      });
-      const withoutDate = (headers: Readonly<Record<string, string>>) =>
-        Object.entries(headers).filter(([name]) => name !== 'date');
-      for (const reply of replies) {
-        expect(reply.status).toBe(first?.status);
-        expect(withoutDate(reply.headers)).toEqual(withoutDate(first!.headers));
-        expect(reply.body).toBe(first?.body);
-      }
-    } finally {
-      fixture.credentials.inactive.delete('bob');
+    fixture.received.length = 0;
+    const replies = [
+      await login('alice', 'wrong'),
+      await login('nobody', 'alice-pw'),
+      // The right passwords of a locked, a disabled and two expired accounts.
+      await login('carol', 'carol-pw'),
+      await login('dave', 'dave-pw'),
+      await login('erin', 'erin-pw'),
+      await login('frank', 'frank-pw'),
+      await login('', ''),
+    ];
+    const first = replies[0]!;
+    expect(first.status).toBe(400);
+    expect(bodyOf(first)).toEqual({ error: 'invalid_grant', error_description: 'Bad credentials' });
+    const withoutDate = (headers: Readonly<Record<string, string>>) =>
+      Object.entries(headers).filter(([name]) => name !== 'date');
+    for (const reply of replies) {
+      expect(reply.status).toBe(first.status);
+      expect(withoutDate(reply.headers)).toEqual(withoutDate(first.headers));
+      expect(reply.body).toBe(first.body);
     }
+    // Only the events tell the cases apart.
+    const reasons = fixture.received
+      .filter((event) => event.type === 'authentication-failure')
+      .map((event) => event.reason);
+    expect(reasons).toEqual(
+      expect.arrayContaining([
+        'bad-credentials',
+        'unknown-user',
+        'account-locked',
+        'account-disabled',
+      ]),
+    );
+  });
+
+  it('refuses a refresh while the account is locked, and keeps the family for after', async () => {
+    const first = tokensOf(await login('bob', 'bob-pw'));
+    const bob = fixture.users.get('bob')!;
+    fixture.users.set('bob', bob.withAccountState({ locked: true }));
+    try {
+      const reply = await harness.send(
+        '/auth/refresh',
+        json({ refresh_token: first.refresh_token }),
+      );
+      expect(reply.status).toBe(400);
+      expect(bodyOf(reply)['error']).toBe('invalid_grant');
+    } finally {
+      fixture.users.set('bob', bob);
+    }
+    const unlocked = await harness.send(
+      '/auth/refresh',
+      json({ refresh_token: first.refresh_token }),
+    );
+    expect(unlocked.status).toBe(200);
   });
 
   it('refreshes: a new pair for a refresh token, the old one spent', async () => {

@@ -7,7 +7,7 @@ import { makeFixture } from './support.js';
 
 const fixture = makeFixture();
 const valid: TokenEndpointsOptions = {
-  authenticator: fixture.credentials,
+  authenticator: fixture.store,
   tokens: fixture.tokens,
   users: fixture.repository,
 };

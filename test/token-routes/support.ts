@@ -1,15 +1,10 @@
 import { createServer } from 'node:http';
 import Fastify from 'fastify';
 import {
-  AuthenticatedUser,
   AuthenticationManager,
   DelegatingPasswordEncoder,
   NoOpPasswordEncoder,
-  Outcome,
   User,
-  type AttemptCredentialsOptions,
-  type AuthenticationOutcome,
-  type CredentialsAuthenticator,
   type MemoryAuthenticator,
   type SecurityEvent,
   type SecurityEvents,
@@ -32,39 +27,12 @@ export const SECRET = 'token-routes-test-secret-0123456789abcdef';
 export const JSON_TYPE = 'application/json';
 export const FORM_TYPE = 'application/x-www-form-urlencoded';
 
-/**
- * A {@link CredentialsAuthenticator} over the in-memory store's `verifyCredentials`
- * (until the store answers outcomes itself), refusing accounts in `inactive` after
- * their password matched, as the repository-backed authenticator does.
- */
-export class StoreCredentials implements CredentialsAuthenticator {
-  readonly inactive = new Map<string, 'account-disabled' | 'account-locked'>();
-  constructor(private readonly store: MemoryAuthenticator) {}
-
-  async attemptCredentials(
-    username: unknown,
-    password: unknown,
-    options: AttemptCredentialsOptions = {},
-  ): Promise<AuthenticationOutcome> {
-    const method = options.authenticationMethod ?? 'password';
-    const user = await this.store.verifyCredentials(username, password, {
-      ...(options.request === undefined ? {} : { request: options.request }),
-      authenticationMethod: method,
-    });
-    if (user === null) return Outcome.failed('bad-credentials');
-    const state = this.inactive.get(user.username);
-    if (state !== undefined) return Outcome.failed(state, { username: user.username });
-    return Outcome.authenticated(AuthenticatedUser.from(user, { authenticationMethod: method }));
-  }
-}
-
 /** Everything one test needs: a store of users, a token service on a manual clock, events. */
 export interface Fixture {
   readonly clock: TestClock;
   readonly events: SecurityEvents;
   readonly received: SecurityEvent[];
   readonly store: MemoryAuthenticator;
-  readonly credentials: StoreCredentials;
   readonly tokens: JwtTokenService;
   readonly users: Map<string, User>;
   readonly repository: UserRepository;
@@ -78,19 +46,23 @@ export function makeFixture(serviceOptions: JwtTokenServiceOptions = {}): Fixtur
     .defaultEncoder('noop');
   const alice = new User('alice', '{noop}alice-pw', ['USER'], ['posts:read']);
   const bob = new User('bob', '{noop}bob-pw', ['USER']);
-  const store = AuthenticationManager.inMemoryAuthentication({ events })
+  let store = AuthenticationManager.inMemoryAuthentication({ events })
     .passwordEncoder(encoder)
     .withUser(alice)
     .withUser(bob);
-  const users = new Map([
-    ['alice', alice],
-    ['bob', bob],
-  ]);
+  // Accounts whose right password is refused: locked, disabled, expired.
+  const inactive = [
+    new User('carol', '{noop}carol-pw', ['USER']).withAccountState({ locked: true }),
+    new User('dave', '{noop}dave-pw', ['USER']).withAccountState({ enabled: false }),
+    new User('erin', '{noop}erin-pw', ['USER']).withAccountState({ accountExpired: true }),
+    new User('frank', '{noop}frank-pw', ['USER']).withAccountState({ credentialsExpired: true }),
+  ];
+  for (const user of inactive) store = store.withUser(user);
+  const users = new Map([alice, bob, ...inactive].map((user) => [user.username, user]));
   const config = new JwtConfig(SECRET).issuer('https://issuer.test').clock(clock.now);
   const tokens = new JwtTokenService(config, { events, ...serviceOptions });
   const repository: UserRepository = { findByUsername: (name) => users.get(name) ?? null };
-  const credentials = new StoreCredentials(store);
-  return { clock, events, received, store, credentials, tokens, users, repository };
+  return { clock, events, received, store, tokens, users, repository };
 }
 
 /** The endpoints of a fixture, with `overrides`. */
@@ -99,7 +71,7 @@ export function endpointsOf(
   overrides: Partial<TokenEndpointsOptions> = {},
 ): TokenEndpoints {
   return tokenEndpoints({
-    authenticator: fixture.credentials,
+    authenticator: fixture.store,
     tokens: fixture.tokens,
     users: fixture.repository,
     events: fixture.events,
