@@ -91,7 +91,11 @@ async function waitReady(child: ChildProcess, port: number): Promise<boolean> {
 
 async function kill(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      resolve();
+    }),
+  );
   child.kill('SIGKILL');
   await exited;
 }
