@@ -18,6 +18,7 @@ const needs = {
   './jwt': ['jose'],
   './session': ['iron-session'],
   './oauth2': ['oauth4webapi', 'iron-session'],
+  './redis': ['redis'],
 };
 const devVersion = (name) =>
   JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
