@@ -10,3 +10,9 @@ export {
   MemoryUserRepository,
   type MemoryUserRepositoryOptions,
 } from './memory-user-repository.js';
+export {
+  SqlUserRepository,
+  type SqlQuery,
+  type SqlUserRepositoryOptions,
+} from './sql-user-repository.js';
+export { SQL_USER_SCHEMA, sqlUserSchema, type SqlUserTables } from './sql-user-schema.js';
