@@ -1,9 +1,11 @@
 /**
  * The example application: SPEC.md's routes on a plain node `http` server, secured
- * by portcullis with HTTP Basic over the in-memory store (Argon2id behind a
+ * by portcullis with HTTP Basic over a user repository (Argon2id behind a
  * delegating encoder), bearer tokens, sealed-cookie sessions with a login page, URL
  * rules and the security headers; optionally, OAuth2 / OpenID Connect login against a
- * development provider on 127.0.0.1 (`OAUTH2_DEV_PROVIDER=1`).
+ * development provider on 127.0.0.1 (`OAUTH2_DEV_PROVIDER=1`). Its users and
+ * security state are in memory, or on Redis with `redisUrl` (`REDIS_URL`), shared by
+ * every instance (see `stores.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -11,17 +13,18 @@ import {
   Access,
   AuthenticationManager,
   AuthorizationManager,
+  RepositoryAuthenticator,
   SecurityContext,
   SecurityHeaders,
   SecurityTransform,
-  User,
+  UnavailableError,
   securityEvents,
 } from 'portcullis';
 import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
-import { JwtAuthenticator, JwtConfig, JwtTokenService } from 'portcullis/jwt';
+import { JwtAuthenticator, JwtConfig, JwtTokenService, tokenEndpoints } from 'portcullis/jwt';
 import { secureHandler, withSecurityHeaders, type SecuredRequest } from 'portcullis/node';
 import type { SessionAuthenticator } from 'portcullis/session';
-import { createAuthRoutes } from './auth-routes.js';
+import { createAccountRoutes } from './account-routes.js';
 import { graphqlHandler } from './graphql-schema.js';
 import {
   createOAuth2Site,
@@ -34,6 +37,7 @@ import {
   type SessionSiteOptions,
   type SessionSummary,
 } from './session-site.js';
+import { createExampleStores, type ExampleStores } from './stores.js';
 import { trpcHandler } from './trpc-router.js';
 
 /** The demo users: username, password, roles, authorities. */
@@ -126,6 +130,21 @@ export interface AppOptions {
    * @defaultValue `true`
    */
   readonly jwtCache?: boolean;
+  /**
+   * `redis://host:port`: the users and every piece of security state on that Redis,
+   * shared by every instance (`examples/server.ts` passes `REDIS_URL`).
+   * @defaultValue in memory (one process)
+   */
+  readonly redisUrl?: string | undefined;
+  /**
+   * The refresh tokens' grace window in seconds (0 to 60): refreshes of one token
+   * within it on one instance get the same new pair; on another instance they are
+   * refused without revoking the family. Later, a reuse revokes the family.
+   * @defaultValue `10`
+   */
+  readonly refreshGraceSeconds?: number;
+  /** Told of Redis connection errors. @defaultValue ignore them */
+  readonly onStoreError?: (error: unknown) => void;
 }
 
 /** Builds the secured request listener (passwords are Argon2id-encoded at start-up). */
@@ -136,52 +155,84 @@ export async function createApp(options: AppOptions = {}): Promise<{
   tokens: JwtTokenService;
   sessions: SessionAuthenticator;
   session: SessionSummary;
+  /** HTTP Basic and password logins over the users. */
+  authenticator: RepositoryAuthenticator;
+  /** Where the users and the security state are: `'memory'` or `'redis'`. */
+  mode: ExampleStores['mode'];
   /** The OAuth2 login, when the development provider is on. */
   oauth2: Pick<OAuth2Site, 'issuer'> | undefined;
-  /** Stops what the app started besides the listener (the development provider). */
+  /** Stops what the app started besides the listener (the development provider, Redis connections). */
   close: () => Promise<void>;
 }> {
   const encoder = createDelegatingPasswordEncoder();
-  let store = AuthenticationManager.inMemoryAuthentication().passwordEncoder(encoder);
-  for (const demo of DEMO_USERS) {
-    const encoded = await encoder.encode(demo.password);
-    store = store.withUser(
-      User.withEncodedPassword(demo.username, encoded)
-        .withRoles(demo.roles)
-        .withAuthorities(demo.authorities),
-    );
-  }
+  const stores = await createExampleStores({
+    redisUrl: options.redisUrl,
+    encoder,
+    demoUsers: DEMO_USERS,
+    ...(options.onStoreError === undefined ? {} : { onError: options.onStoreError }),
+  });
+  const { users } = stores;
+  // HTTP Basic, the login form and the token login check passwords here; a change
+  // announced through userChanges (from any instance) drops the cached credential.
+  const authenticator = new RepositoryAuthenticator({
+    users,
+    passwordEncoder: encoder,
+    ...(stores.userChanges === undefined ? {} : { userChanges: stores.userChanges }),
+  });
 
   // Bearer tokens (JWT, HS256) next to HTTP Basic. JWT_SECRET (at least 32 bytes)
-  // keeps tokens valid across restarts; without it a random secret is made at start.
+  // keeps tokens valid across restarts and instances; without it a random secret is
+  // made at start.
   const jwtConfig = new JwtConfig(
     process.env['JWT_SECRET'] ?? randomBytes(32).toString('base64url'),
   )
     .issuer('portcullis-example')
     .expirationSecs(15 * 60);
   if (options.jwtCache === false) jwtConfig.cache(false);
-  const jwt = new JwtAuthenticator(jwtConfig);
-  const tokens = new JwtTokenService(jwtConfig).refreshExpirationDays(7);
+  const tokens = new JwtTokenService(jwtConfig, {
+    ...(stores.refreshTokens === undefined ? {} : { store: stores.refreshTokens }),
+    ...(stores.accessTokens === undefined ? {} : { revocations: stores.accessTokens }),
+    ...(options.refreshGraceSeconds === undefined
+      ? {}
+      : { graceSeconds: options.refreshGraceSeconds }),
+  }).refreshExpirationDays(7);
+  // The service's authenticator checks its access-token revocations on every request.
+  const jwt = tokens.authenticator;
+  const endpoints = tokenEndpoints({ authenticator, tokens, users });
   // Sessions for the server-rendered site (/login, /me); the cookie also
   // authenticates the page's calls to /trpc and /graphql.
-  const { sessions, summary } = createSessions(options.session ?? sessionOptionsFromEnv(), store);
+  const { sessions, summary } = createSessions(
+    options.session ?? sessionOptionsFromEnv(),
+    users,
+    stores.sessions,
+  );
   const devProvider = options.oauth2DevProvider;
-  const oauth2 =
-    devProvider === undefined
-      ? undefined
-      : await createOAuth2Site(
-          { ...devProvider, accounts: devProviderAccounts(DEMO_USERS) },
-          sessions,
-          store,
-        );
+  let oauth2: OAuth2Site | undefined;
+  try {
+    oauth2 =
+      devProvider === undefined
+        ? undefined
+        : await createOAuth2Site(
+            {
+              ...devProvider,
+              accounts: devProviderAccounts(DEMO_USERS),
+              spentTransactions: stores.spentIds,
+            },
+            sessions,
+            users,
+          );
+  } catch (error) {
+    await stores.close();
+    throw error;
+  }
   const extraRoutes = {
-    ...createAuthRoutes(store, tokens),
-    ...createSessionSite(sessions, store, { oauth2: oauth2 !== undefined }),
+    ...createSessionSite(sessions, authenticator, { oauth2: oauth2 !== undefined }),
+    ...createAccountRoutes({ authenticator, users, encoder, sessions, tokens }),
   };
 
   const transform = new SecurityTransform()
     // A bearer token, else the session cookie, else HTTP Basic: the first user found wins.
-    .configAuthenticator(() => AuthenticationManager.anyOf(jwt, sessions, store))
+    .configAuthenticator(() => AuthenticationManager.anyOf(jwt, sessions, authenticator))
     .configAuthorizer(() =>
       AuthorizationManager.requestMatcher()
         // Browser navigations that need a login go to the form; other clients get 401
@@ -197,7 +248,8 @@ export async function createApp(options: AppOptions = {}): Promise<{
           Access.permitAll(),
         )
         .requestMatchers('/me', Access.authenticated())
-        .requestMatchers(['/auth/login', '/auth/refresh'], Access.permitAll(), {
+        .requestMatchers(endpoints.paths, Access.permitAll(), { methods: ['POST'] })
+        .requestMatchers(['/account/password', '/logout/everywhere'], Access.authenticated(), {
           methods: ['POST'],
         })
         .requestMatchers('/profile', new Access().roles(['USER']))
@@ -222,14 +274,20 @@ export async function createApp(options: AppOptions = {}): Promise<{
   const siteRouter = (req: SecuredRequest, res: ServerResponse): void => {
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
     const extraRoute = extraRoutes[`${req.method ?? 'GET'} ${path}`];
-    if (!extraRoute) {
-      routeRequest(req, res);
-      return;
-    }
-    extraRoute(req, res).catch(() => {
-      if (!res.headersSent) text(res, 500, 'Internal Server Error\n');
-      else res.destroy();
-    });
+    const answered = extraRoute ? extraRoute(req, res).then(() => true) : endpoints.node(req, res);
+    answered.then(
+      (done) => {
+        if (!done) routeRequest(req, res);
+      },
+      (error: unknown) => {
+        if (res.headersSent) res.destroy();
+        else if (error instanceof UnavailableError) {
+          // A store or the user table cannot answer now: fail closed, retry later.
+          res.setHeader('retry-after', String(error.retryAfter));
+          text(res, 503, 'Service Unavailable\n');
+        } else text(res, 500, 'Internal Server Error\n');
+      },
+    );
   };
   // The OAuth2 routes first (only with the development provider).
   const router = oauth2 === undefined ? siteRouter : withOAuth2Routes(oauth2.login, siteRouter);
@@ -245,9 +303,16 @@ export async function createApp(options: AppOptions = {}): Promise<{
     tokens,
     sessions,
     session: summary,
+    authenticator,
+    mode: stores.mode,
     oauth2: oauth2 && { issuer: oauth2.issuer },
     close: async () => {
-      await oauth2?.close();
+      authenticator.close();
+      try {
+        await oauth2?.close();
+      } finally {
+        await stores.close();
+      }
     },
   };
 }

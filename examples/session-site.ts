@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { MemoryAuthenticator } from 'portcullis';
+import type { SpentIdStore, UserRepository } from 'portcullis';
 import { getCspNonce, getUser } from 'portcullis/node';
 import {
   OAuth2ClientRepository,
@@ -22,6 +22,8 @@ import {
   formLogin,
   formLogout,
   safeRedirectTarget,
+  type CredentialsVerifier,
+  type SessionStore,
 } from 'portcullis/session';
 import type { DevProviderAccount } from './oauth2-dev-provider.js';
 import { loginPage, mePage } from './session-pages.js';
@@ -71,10 +73,14 @@ export function sessionOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Ses
   };
 }
 
-/** The session authenticator of the example (`loadUser` revokes sessions whose rights changed). */
+/**
+ * The session authenticator of the example (`loadUser` revokes sessions whose rights
+ * changed); its revocations go to `store` (a shared one with Redis), else to memory.
+ */
 export function createSessions(
   options: SessionSiteOptions,
-  store: MemoryAuthenticator,
+  users: UserRepository,
+  store?: SessionStore,
 ): { sessions: SessionAuthenticator; summary: SessionSummary } {
   const config = new SessionConfig()
     .passwords(options.password ?? randomBytes(32).toString('base64url'))
@@ -82,7 +88,8 @@ export function createSessions(
   if (options.secure !== true) config.dangerouslyAllowInsecureCookie();
   if (options.origins !== undefined && options.origins.length > 0) config.origins(options.origins);
   const sessions = new SessionAuthenticator(config, {
-    loadUser: (username) => store.findUser(username),
+    loadUser: (username) => users.findByUsername(username),
+    ...(store === undefined ? {} : { store }),
   });
   return {
     sessions,
@@ -105,11 +112,11 @@ export interface SessionSiteFeatures {
 /** The site's routes, by `METHOD path`. */
 export function createSessionSite(
   sessions: SessionAuthenticator,
-  store: MemoryAuthenticator,
+  credentials: CredentialsVerifier,
   features: SessionSiteFeatures = {},
 ): Record<string, Handler> {
   const csrfField = sessions.settings.csrfFieldName;
-  const login = formLogin({ sessions, credentials: store, defaultTarget: '/me' });
+  const login = formLogin({ sessions, credentials, defaultTarget: '/me' });
   const logout = formLogout({ sessions });
   return {
     'GET /login': async (req, res) => {
@@ -183,6 +190,11 @@ export interface OAuth2SiteOptions {
   readonly providerPort?: number;
   /** The provider's accounts (their subjects are the usernames typed at the provider). */
   readonly accounts: readonly DevProviderAccount[];
+  /**
+   * Where spent login transactions are recorded (a shared store with Redis, so a
+   * callback replayed on another instance is refused). @defaultValue this process only
+   */
+  readonly spentTransactions?: SpentIdStore | undefined;
 }
 
 /** The OAuth2 login of the example, against its development provider. */
@@ -198,13 +210,13 @@ export interface OAuth2Site {
 /**
  * Starts the development OpenID provider (`oidc-provider`, loaded only now) and the
  * OAuth2 login routes that use it. The provider's subject names the example's user
- * of the same username, whose roles and authorities come from the example's store;
+ * of the same username, whose roles and authorities come from the example's users;
  * a subject without an account here is refused (never matched by email).
  */
 export async function createOAuth2Site(
   options: OAuth2SiteOptions,
   sessions: SessionAuthenticator,
-  store: MemoryAuthenticator,
+  users: UserRepository,
 ): Promise<OAuth2Site> {
   const { startDevProvider } = await import('./oauth2-dev-provider.js');
   const redirectUri = new URL(`/login/oauth2/code/${OAUTH2_REGISTRATION_ID}`, options.appOrigin)
@@ -226,7 +238,7 @@ export async function createOAuth2Site(
       sessions,
       defaultTarget: '/me',
       mapper: (user, { registrationId }) =>
-        registrationId === OAUTH2_REGISTRATION_ID ? store.findUser(user.subject) : null,
+        registrationId === OAUTH2_REGISTRATION_ID ? users.findByUsername(user.subject) : null,
     });
     return { login, issuer: provider.issuer, close: () => provider.close() };
   } catch (error) {

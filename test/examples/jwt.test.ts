@@ -48,36 +48,48 @@ describe('POST /auth/login', () => {
     }
   });
 
-  it('answers 401 in plain text for a wrong password or an unknown user', async () => {
+  it('answers the same RFC 6749 invalid_grant for a wrong password or an unknown user', async () => {
+    const answers: string[] = [];
     for (const body of [
       { username: 'user', password: 'nope' },
       { username: 'nobody', password: 'user-password' },
     ]) {
       const response = await post('/auth/login', body);
-      expect(response.status).toBe(401);
-      expect(response.headers.get('content-type')).toMatch(/^text\/plain/u);
-      expect(await response.text()).not.toContain('nope');
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/u);
+      const text = await response.text();
+      expect(text).not.toContain('nope');
+      expect((JSON.parse(text) as { error: string }).error).toBe('invalid_grant');
+      answers.push(text);
     }
+    expect(answers[0]).toBe(answers[1]);
   });
 
   it('refuses malformed requests without a crash', async () => {
     expect((await post('/auth/login', '{not json')).status).toBe(400);
     expect((await post('/auth/login', '[1]')).status).toBe(400);
-    expect((await post('/auth/login', { username: 1, password: [] })).status).toBe(401);
+    expect((await post('/auth/login', { username: 1, password: [] })).status).toBe(400);
+    const plain = await fetch(`${server.origin}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'username=user&password=user-password',
+    });
+    expect(plain.status).toBe(415);
+    // A form body is RFC 6749's: it needs grant_type=password.
     const form = await fetch(`${server.origin}/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'username=user&password=user-password',
     });
-    expect(form.status).toBe(415);
+    expect(form.status).toBe(400);
     const huge = await post('/auth/login', { username: 'user', password: 'x'.repeat(20_000) });
     expect(huge.status).toBe(413);
-    // GET /auth/login has no rule: deny by default (a login first), then no such route.
+    // GET /auth/login has no rule: deny by default (a login first), then POST only.
     expect((await fetch(`${server.origin}/auth/login`)).status).toBe(401);
     const authorization = basic('user', 'user-password');
     expect(
       (await fetch(`${server.origin}/auth/login`, { headers: { authorization } })).status,
-    ).toBe(404);
+    ).toBe(405);
   });
 });
 
@@ -153,8 +165,8 @@ describe('POST /auth/refresh', () => {
       headers: bearer(second.refresh_token),
     });
     expect(asBearer.status).toBe(401);
-    expect((await post('/auth/refresh', { refresh_token: second.access_token })).status).toBe(401);
+    expect((await post('/auth/refresh', { refresh_token: second.access_token })).status).toBe(400);
     expect((await post('/auth/refresh', {})).status).toBe(400);
-    expect((await post('/auth/refresh', { refresh_token: 'garbage' })).status).toBe(401);
+    expect((await post('/auth/refresh', { refresh_token: 'garbage' })).status).toBe(400);
   });
 });
