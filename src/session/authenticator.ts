@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AuthenticatedUser } from '../core/authenticated-user.js';
-import { noteRefusal } from '../core/credential-failure.js';
-import { DEFAULT_DEADLINES, deadlineExceeded, requireDeadline } from '../core/deadline.js';
-import { ConfigurationError, DeadlineExceededError, PortcullisError } from '../core/errors.js';
-import { securityEvents, summarize, type SecurityEvents } from '../core/events.js';
+import { summarize, type SecurityEvents } from '../core/events.js';
+import { Outcome, userOf, type AuthenticationOutcome } from '../core/outcome.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { Authenticator } from '../core/security.js';
 import { User } from '../core/user.js';
@@ -20,67 +18,41 @@ import {
   verifyToken,
   type CsrfFailure,
 } from './csrf.js';
-import { MemorySessionStore, type SessionStore } from './store.js';
-import { withDeadline } from '../lib/deadline.js';
-import { rejectUnknownOptions } from '../lib/validate.js';
+import {
+  readSessionOptions,
+  SessionTooLargeError,
+  type CsrfTokenResult,
+  type SessionAuthenticatorOptions,
+} from './authenticator-options.js';
+import { SessionStoreCalls } from './store-calls.js';
+import { sameRights } from './rights.js';
 
-/** Options of {@link SessionAuthenticator} besides its configuration. */
-export interface SessionAuthenticatorOptions {
-  /** Where revocations and activity are recorded. @defaultValue a `MemorySessionStore` */
-  readonly store?: SessionStore;
-  /** Where session events go. @defaultValue `securityEvents` */
-  readonly events?: SecurityEvents;
-  /**
-   * The user's current account, checked on every request: a session whose stored
-   * roles or authorities differ (or whose user is gone) is revoked. Without it,
-   * call `logOutEverywhere(username)` when rights change.
-   */
-  readonly loadUser?: (username: string) => User | null | Promise<User | null>;
-  /**
-   * How long one `loadUser` call may take, in milliseconds (1 to 600,000). Past it the
-   * request fails closed: `DeadlineExceededError` (operation `load-user`; 503 through
-   * `SecurityTransform`) and a `deadline-exceeded` event; the session is kept.
-   * @defaultValue `5_000`
-   */
-  readonly loadUserTimeoutMs?: number;
-  /** The clock in epoch milliseconds (tests); the default store uses it too. @defaultValue `Date.now` */
-  readonly clock?: () => number;
-}
+export {
+  SessionTooLargeError,
+  type CsrfTokenResult,
+  type SessionAuthenticatorOptions,
+} from './authenticator-options.js';
 
-/** A CSRF token for a template, and the cookie to set when a pre-login session had to be made. */
-export interface CsrfTokenResult {
-  /** The token: send it as the form field (`_csrf`) or the header (`X-CSRF-Token`). */
-  readonly token: string;
-  /** A `Set-Cookie` value to send with the page, when the request had no session yet. */
-  readonly setCookie: string | undefined;
-}
-
-const OPTIONS = ['store', 'events', 'loadUser', 'loadUserTimeoutMs', 'clock'];
+const INVALID = Outcome.failed('invalid-session');
+const CSRF_REFUSED = Outcome.refused('csrf');
 /** The longest seal a cookie may carry (what `unseal` accepts; browsers stop at 4096 bytes). */
 const MAX_SEAL = 3800;
-
-/** The user has too many roles or authorities to fit in a session cookie. */
-export class SessionTooLargeError extends PortcullisError {
-  override readonly code = 'ERR_SESSION_TOO_LARGE';
-
-  constructor() {
-    super('The session does not fit in a cookie (too many roles or authorities)');
-  }
-}
 
 /**
  * Sealed-cookie sessions (SPEC.md's `SessionAuthenticator`): an {@link Authenticator}
  * reading the iron-sealed session cookie, and the operations around it — `logIn`
  * (a fresh session, returned as a `Set-Cookie` value), `logOut`, `logOutEverywhere`,
  * and the CSRF token of a session. A tampered, truncated, expired, revoked or
- * foreign cookie is anonymous, never an error.
+ * foreign cookie is a `failed` outcome (`invalid-session`: the request goes on as
+ * anonymous), never an error; a store that cannot answer fails the request closed
+ * (503).
  *
  * CSRF: an unsafe request (POST, PUT, PATCH, DELETE) that the cookie would
  * authenticate must come from the application's own origin (`Sec-Fetch-Site`, else
  * `Origin`; trusted origins configurable), must carry a valid token when it has
  * neither header or sends `text/plain`, and any token it carries in the header must be
- * the session's. A failing request is anonymous, a `csrf-rejected` event is
- * published, and `requestMatcher()` answers 403. Form fields are checked by
+ * the session's. A failing request is a `refused('csrf')` outcome, a
+ * `csrf-rejected` event is published, and `requestMatcher()` answers 403. Form fields are checked by
  * {@link SessionAuthenticator.verifyCsrfToken} (the form-login handler does).
  *
  * @example
@@ -94,7 +66,7 @@ export class SessionTooLargeError extends PortcullisError {
 export class SessionAuthenticator implements Authenticator {
   readonly authenticationMethod = 'session';
   readonly #settings: SessionSettings;
-  readonly #store: SessionStore;
+  readonly #store: SessionStoreCalls;
   readonly #events: SecurityEvents;
   readonly #loadUser: SessionAuthenticatorOptions['loadUser'];
   readonly #loadUserTimeoutMs: number;
@@ -111,33 +83,12 @@ export class SessionAuthenticator implements Authenticator {
   ) {
     const resolved = config instanceof SessionConfig ? config : new SessionConfig(config);
     this.#settings = resolved.resolve();
-    if (typeof options !== 'object' || (options as unknown) === null) {
-      throw new ConfigurationError('options', 'must be an object');
-    }
-    rejectUnknownOptions('SessionAuthenticator', options, OPTIONS);
-    const {
-      events = securityEvents,
-      loadUser,
-      loadUserTimeoutMs = DEFAULT_DEADLINES.loadUserMs,
-      clock = Date.now,
-    } = options;
-    if (typeof clock !== 'function') throw new ConfigurationError('clock', 'must be a function');
-    // The default store expires its records on the same clock as the sessions.
-    const store = options.store ?? new MemorySessionStore({ clock });
-    if (typeof store.isRevoked !== 'function' || typeof store.revokeSession !== 'function') {
-      throw new ConfigurationError('store', 'must be a SessionStore');
-    }
-    if (typeof (events as Partial<SecurityEvents> | null)?.publish !== 'function') {
-      throw new ConfigurationError('events', 'must be a SecurityEvents publisher');
-    }
-    if (loadUser !== undefined && typeof loadUser !== 'function') {
-      throw new ConfigurationError('loadUser', 'must be a function (username) => User | null');
-    }
-    this.#store = store;
-    this.#events = events;
-    this.#loadUser = loadUser;
-    this.#loadUserTimeoutMs = requireDeadline('loadUserTimeoutMs', loadUserTimeoutMs);
-    this.#clock = clock;
+    const read = readSessionOptions(options);
+    this.#store = new SessionStoreCalls(read.store, read.storeTimeoutMs, read.events);
+    this.#events = read.events;
+    this.#loadUser = read.loadUser;
+    this.#loadUserTimeoutMs = read.loadUserTimeoutMs;
+    this.#clock = read.clock;
     this.#keys = csrfKeys(this.#settings);
     this.#newest = newestId(this.#settings);
   }
@@ -160,21 +111,36 @@ export class SessionAuthenticator implements Authenticator {
   /** SPEC.md's operation: the session's user, or `null` (at once, without a session cookie). */
   getUser(request: SecurityRequest): User | null | Promise<User | null> {
     if (!this.#hasCookie(request)) return null;
-    return this.#sessionUser(request).then((user) =>
-      user ? new User(user.username, '', user.roles, user.authorities) : null,
-    );
+    return this.#attempt(request).then((outcome) => {
+      const user = userOf(outcome);
+      return user ? new User(user.username, '', user.roles, user.authorities) : null;
+    });
   }
 
   /**
    * The session's user (`authenticationMethod: 'session'`, attribute `sessionId`), or
-   * `null`: at once, synchronously, when the request has no session cookie (so that
-   * an `anyOf` chain asking other mechanisms first stays synchronous).
+   * `null`: {@link SessionAuthenticator.attempt}'s user. At once, synchronously, when
+   * the request has no session cookie (so that an `anyOf` chain asking other
+   * mechanisms first stays synchronous).
    */
   authenticate(
     request: SecurityRequest,
   ): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
     if (!this.#hasCookie(request)) return null;
-    return this.#sessionUser(request);
+    return this.#attempt(request).then(userOf);
+  }
+
+  /**
+   * The outcome of the request's session cookie: `anonymous` without one (at once,
+   * synchronously) or with a pre-login session; `authenticated`; `failed` with
+   * reason `invalid-session` for a cookie that is tampered, expired, revoked (logout,
+   * log out everywhere, changed rights) or idle; `refused('csrf')` (403) for an
+   * unsafe request failing the CSRF checks. Rejects with an `UnavailableError` (503)
+   * when the store or `loadUser` cannot answer in time.
+   */
+  attempt(request: SecurityRequest): AuthenticationOutcome | Promise<AuthenticationOutcome> {
+    if (!this.#hasCookie(request)) return Outcome.anonymous();
+    return this.#attempt(request);
   }
 
   #hasCookie(request: SecurityRequest): boolean {
@@ -182,14 +148,17 @@ export class SessionAuthenticator implements Authenticator {
     return value !== undefined && value !== '';
   }
 
-  async #sessionUser(request: SecurityRequest): Promise<AuthenticatedUser | null> {
+  async #attempt(request: SecurityRequest): Promise<AuthenticationOutcome> {
     const state = await this.#state(request);
-    if (state?.user === undefined) return null;
+    // The cookie did not unseal (its event is published once, when it is opened).
+    if (state === undefined) return INVALID;
+    if (state.user === undefined) return Outcome.anonymous(); // a pre-login session
     const stored = state.user;
     const now = this.#clock();
     const expiresAt = state.iat + this.#settings.maxAgeSeconds * 1000;
     if (now >= expiresAt) return this.#invalid(request);
-    const revoked = await this.#store.isRevoked(state.sid, stored.username, state.iat);
+    const store = this.#store;
+    const revoked = await store.isRevoked(state.sid, stored.username, state.iat, request);
     if (revoked !== false) {
       return this.#revoked(
         request,
@@ -207,24 +176,30 @@ export class SessionAuthenticator implements Authenticator {
       const failure = this.#csrf(request, state.sid);
       if (failure !== undefined) return this.#csrfRejected(request, user.username, failure);
     }
-    if (this.#loadUser && !(await this.#sameRights(user, request))) {
-      await this.#store.revokeSession(state.sid, expiresAt);
+    const loadUser = this.#loadUser;
+    if (
+      loadUser !== undefined &&
+      !(await sameRights(loadUser, user, this.#loadUserTimeoutMs, this.#events, request))
+    ) {
+      await store.revokeSession(state.sid, expiresAt, request);
       return this.#revoked(request, user.username, 'rights-changed');
     }
     // Activity is recorded last: a refused request (CSRF, changed rights) must not
     // keep a session alive.
     const idle = this.#settings.idleTimeoutSeconds;
     if (idle !== undefined) {
-      const last = (await this.#store.touch(state.sid, now, expiresAt)) ?? state.iat;
+      const last = (await store.touch(state.sid, now, expiresAt, request)) ?? state.iat;
       if (now - last > idle * 1000) {
-        await this.#store.revokeSession(state.sid, expiresAt);
+        await store.revokeSession(state.sid, expiresAt, request);
         return this.#invalid(request);
       }
     }
-    return AuthenticatedUser.from(user, {
-      authenticationMethod: 'session',
-      attributes: { sessionId: state.sid },
-    });
+    return Outcome.authenticated(
+      AuthenticatedUser.from(user, {
+        authenticationMethod: 'session',
+        attributes: { sessionId: state.sid },
+      }),
+    );
   }
 
   /**
@@ -349,30 +324,7 @@ export class SessionAuthenticator implements Authenticator {
     return undefined;
   }
 
-  async #sameRights(user: User, request: SecurityRequest): Promise<boolean> {
-    const loadUser = this.#loadUser as NonNullable<SessionAuthenticatorOptions['loadUser']>;
-    const ms = this.#loadUserTimeoutMs;
-    let current: User | null;
-    try {
-      current = await withDeadline(
-        Promise.resolve().then(() => loadUser(user.username)),
-        ms,
-        () => deadlineExceeded('load-user', ms, this.#events, request),
-      );
-    } catch (error) {
-      // A loader that did not answer in time: fail closed, but keep the session.
-      if (error instanceof DeadlineExceededError) throw error;
-      return false;
-    }
-    return (
-      current !== null &&
-      current.username === user.username &&
-      sameSet(current.roles, user.roles) &&
-      sameSet(current.authorities, user.authorities)
-    );
-  }
-
-  #invalid(request: SecurityRequest): null {
+  #invalid(request: SecurityRequest): AuthenticationOutcome {
     this.#publish(() => ({
       type: 'authentication-failure',
       username: undefined,
@@ -380,27 +332,30 @@ export class SessionAuthenticator implements Authenticator {
       reason: 'invalid-session',
       request: summarize(request),
     }));
-    return null;
+    return INVALID;
   }
 
   #revoked(
     request: SecurityRequest,
     username: string,
     reason: 'logout' | 'user-revoked' | 'rights-changed',
-  ): null {
+  ): AuthenticationOutcome {
     this.#publish(() => ({
       type: 'session-revoked',
       username,
       reason,
       request: summarize(request),
     }));
-    return null;
+    return Outcome.failed('invalid-session', { username });
   }
 
-  #csrfRejected(request: SecurityRequest, username: string, reason: CsrfFailure): null {
-    noteRefusal(request, { status: 403, reason: 'csrf' });
+  #csrfRejected(
+    request: SecurityRequest,
+    username: string,
+    reason: CsrfFailure,
+  ): AuthenticationOutcome {
     this.#publish(() => ({ type: 'csrf-rejected', username, reason, request: summarize(request) }));
-    return null;
+    return CSRF_REFUSED;
   }
 
   #publish(make: () => Parameters<SecurityEvents['publish']>[0]): void {
@@ -410,10 +365,4 @@ export class SessionAuthenticator implements Authenticator {
       // A faulty custom publisher must not break the request.
     }
   }
-}
-
-function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
-  if (a.size !== b.size) return false;
-  for (const value of a) if (!b.has(value)) return false;
-  return true;
 }

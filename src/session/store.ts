@@ -1,11 +1,14 @@
-import { ConfigurationError, PortcullisError } from '../core/errors.js';
+import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { requireInteger } from '../lib/validate.js';
 
 /**
  * Where sessions are revoked and their activity recorded. A sealed cookie cannot be
  * recalled, so logout, "log out everywhere" and role changes are recorded here and
- * checked on every request. Methods may be asynchronous (a shared store); a later
- * shared implementation must keep every record until its `expiresAtMs`.
+ * checked on every request. Methods may answer synchronously (memory) or with a
+ * promise (a shared store); every implementation must keep each record until its
+ * `expiresAtMs`, and throw (a `StoreUnavailableError`) when it cannot answer: the
+ * `SessionAuthenticator` then fails the request closed (503), under its
+ * `storeTimeoutMs` deadline.
  */
 export interface SessionStore {
   /** Records that the session `sid` is over (logout); kept until `expiresAtMs`. */
@@ -32,12 +35,16 @@ export interface SessionStore {
   ): number | undefined | Promise<number | undefined>;
 }
 
-/** The in-memory session store is full of live records: the operation is refused. */
-export class SessionStoreFullError extends PortcullisError {
+/**
+ * The in-memory session store is full of live records: the operation is refused
+ * rather than forget a revocation. An operational failure, not a bad cookie: an
+ * `UnavailableError` (503 with `Retry-After`).
+ */
+export class SessionStoreFullError extends UnavailableError {
   override readonly code = 'ERR_SESSION_STORE_FULL';
 
   constructor() {
-    super('The session store is full of live records');
+    super('The session store is full of live records', 5);
   }
 }
 

@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { refusalOf } from '../../src/core/credential-failure.js';
 import { createSecurityRequest } from '../../src/index.js';
 import { ALICE, MALLORY, makeSessions, request, type SessionsFixture } from './support.js';
 
@@ -29,13 +28,23 @@ async function attempt(
 ): Promise<{ user: string | null; reason: string | undefined; refused: boolean }> {
   const before = s.fixture.received.length;
   const req = request({ method, cookie: s.cookie, headers, secure: options.secure ?? false });
-  const user = await s.fixture.sessions.authenticate(req);
+  const outcome = await s.fixture.sessions.attempt(req);
   const events = s.fixture.received.slice(before);
   const rejected = events.find((e) => e.type === 'csrf-rejected');
+  // The outcome is the whole answer: a refusal (403) carries the reason `csrf`.
+  const refusedOutcome = outcome.kind === 'refused';
+  if (refusedOutcome) expect(outcome).toEqual({ kind: 'refused', status: 403, reason: 'csrf' });
+  // authenticate() is attempt()'s user.
+  const user = await s.fixture.sessions.authenticate(
+    request({ method, cookie: s.cookie, headers, secure: options.secure ?? false }),
+  );
+  expect(user?.username ?? null).toBe(
+    outcome.kind === 'authenticated' ? outcome.user.username : null,
+  );
   return {
     user: user?.username ?? null,
     reason: rejected?.type === 'csrf-rejected' ? rejected.reason : undefined,
-    refused: refusalOf(req) !== undefined,
+    refused: refusedOutcome,
   };
 }
 
@@ -246,8 +255,7 @@ describe('CSRF checks do not apply', () => {
   it('to a request without a session (nothing to forge), with no event', async () => {
     const fixture = makeSessions();
     const req = request({ method: 'POST', headers: { 'sec-fetch-site': 'cross-site' } });
-    expect(await fixture.sessions.authenticate(req)).toBeNull();
-    expect(refusalOf(req)).toBeUndefined();
+    expect(await fixture.sessions.attempt(req)).toEqual({ kind: 'anonymous' });
     expect(fixture.received).toEqual([]);
   });
 });
@@ -261,7 +269,11 @@ describe('the csrf-rejected event', () => {
       cookie: s.cookie,
       headers: { origin: 'https://evil.example', 'x-csrf-token': s.token },
     });
-    expect(await s.fixture.sessions.authenticate(req)).toBeNull();
+    expect(await s.fixture.sessions.attempt(req)).toEqual({
+      kind: 'refused',
+      status: 403,
+      reason: 'csrf',
+    });
     expect(s.fixture.received).toEqual([
       {
         type: 'csrf-rejected',
@@ -271,6 +283,5 @@ describe('the csrf-rejected event', () => {
       },
     ]);
     expect(JSON.stringify(s.fixture.received)).not.toContain(s.token);
-    expect(refusalOf(req)).toEqual({ status: 403, reason: 'csrf' });
   });
 });
