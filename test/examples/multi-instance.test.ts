@@ -180,22 +180,82 @@ describe('three example instances on one Redis', () => {
   });
 
   it('every key portcullis wrote has a TTL; the example user keys are the app’s own', async () => {
-    const client = createClient({ url: redis.url });
-    await client.connect();
-    try {
-      const keys: string[] = [];
-      for await (const batch of client.scanIterator({ COUNT: 100 })) keys.push(...batch);
-      const ours = keys.filter((key) => key.startsWith('portcullis:'));
-      // Sessions, users and refresh families were revoked and rotated above.
-      expect(ours.length).toBeGreaterThan(3);
-      for (const key of ours) {
-        const ttl = await client.pTTL(key);
-        expect({ key, hasTtl: ttl > 0 }).toEqual({ key, hasTtl: true });
-      }
-      const others = keys.filter((key) => !key.startsWith('portcullis:'));
-      expect(others.every((key) => key.startsWith('example:users:'))).toBe(true);
-    } finally {
-      await client.close();
-    }
+    // Sessions, users and refresh families were revoked and rotated above.
+    expect(await expectEveryKeyHasTtl()).toBeGreaterThan(3);
   });
+
+  it('Redis stopped: 503 with Retry-After within seconds, never a 500; Redis back: service resumes by itself', async () => {
+    const cookie = await logIn(b, 'user');
+    const login = await postJson(c, '/auth/login', {
+      username: 'writer',
+      password: 'writer-password',
+    });
+    const tokens = (await login.json()) as TokenBody;
+    const needsState = {
+      'session cookie (revocations)': () => call(a, '/api/profile', { headers: { cookie } }),
+      'bearer token (revocations)': () =>
+        call(b, '/api/profile', { headers: bearer(tokens.access_token) }),
+      'refresh (rotation)': () =>
+        postJson(c, '/auth/refresh', { refresh_token: tokens.refresh_token }),
+      'token login (users)': () =>
+        postJson(a, '/auth/login', { username: 'guest', password: 'guest-password' }),
+      'HTTP Basic, not cached (users)': () =>
+        call(b, '/api/profile', { headers: basicAuth('user', 'not-the-password') }),
+    };
+    await redis.stop();
+    for (const [what, request] of Object.entries(needsState)) {
+      // Each is answered (the call aborts after 5 s): no hang.
+      const response = await request();
+      await response.arrayBuffer();
+      expect({ what, status: response.status }).toEqual({ what, status: 503 });
+      expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/u);
+    }
+
+    await redis.restart();
+    const seen = new Set<number>();
+    const back = async (): Promise<boolean> => {
+      const statuses = await Promise.all([
+        call(a, '/api/profile', { headers: { cookie } }),
+        call(b, '/api/profile', { headers: bearer(tokens.access_token) }),
+        call(c, '/api/profile', { headers: basicAuth('user', 'user-password') }),
+      ]).then((responses) => responses.map((response) => response.status));
+      for (const status of statuses) seen.add(status);
+      return statuses.every((status) => status === 200);
+    };
+    const until = Date.now() + 15_000;
+    while (!(await back())) {
+      expect(Date.now()).toBeLessThan(until);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    // Nothing but "unavailable" before "back": never a 500, never a 401.
+    expect([...seen].filter((status) => status !== 200 && status !== 503)).toEqual([]);
+    // State written after the restart expires too.
+    const logout = await call(b, '/logout/everywhere', {
+      method: 'POST',
+      headers: { cookie, ...sameOrigin(b) },
+    });
+    expect(logout.status).toBe(200);
+    expect(await statusesOn(instances, { cookie })).toEqual(everywhere(instances, 401));
+    expect(await expectEveryKeyHasTtl()).toBeGreaterThan(0);
+  }, 40_000);
 });
+
+/** Checks every key under `portcullis:` has a TTL and every other key is a user of the example; answers how many portcullis keys there are. */
+async function expectEveryKeyHasTtl(): Promise<number> {
+  const client = createClient({ url: redis.url });
+  await client.connect();
+  try {
+    const keys: string[] = [];
+    for await (const batch of client.scanIterator({ COUNT: 100 })) keys.push(...batch);
+    const ours = keys.filter((key) => key.startsWith('portcullis:'));
+    for (const key of ours) {
+      const ttl = await client.pTTL(key);
+      expect({ key, hasTtl: ttl > 0 }).toEqual({ key, hasTtl: true });
+    }
+    const others = keys.filter((key) => !key.startsWith('portcullis:'));
+    expect(others.filter((key) => !key.startsWith('example:users:'))).toEqual([]);
+    return ours.length;
+  } finally {
+    await client.close();
+  }
+}
