@@ -32,5 +32,9 @@ export { toTokenResponse, type TokenPair, type TokenResponse } from './token-pai
 export { JwtTokenService } from './token-service.js';
 export { tokenEndpoints, type BodyReader, type TokenEndpoints } from './token-routes.js';
 export type { TokenEndpointsOptions } from './token-routes-options.js';
-export type { TokenErrorCode } from './token-routes-responses.js';
+export type {
+  TokenEndpointError,
+  TokenErrorCode,
+  TokenErrorFormatter,
+} from './token-routes-responses.js';
 export type { JwtTokenServiceOptions, LoadUser, RefreshOptions } from './token-service-options.js';

@@ -6,6 +6,7 @@ import type { UserRepository } from '../users/repository.js';
 import { safeRedirectTarget } from '../lib/redirect.js';
 import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
 import type { JwtTokenService } from './token-service.js';
+import type { TokenErrorFormatter } from './token-routes-responses.js';
 import type { LoadUser } from './token-service-options.js';
 
 /** Options of {@link tokenEndpoints}. */
@@ -46,6 +47,14 @@ export interface TokenEndpointsOptions {
   readonly formBodies?: boolean;
   /** Where the `deadline-exceeded` events go. @defaultValue `securityEvents` */
   readonly events?: SecurityEvents;
+  /**
+   * Answers refusals in the application's own format (e.g. 401 for bad credentials):
+   * it gets the status, the RFC 6749 error code and the fixed description, never
+   * what the client sent; `undefined` keeps the default answer. `Cache-Control:
+   * no-store`, `Allow` and `Retry-After` are kept.
+   * @defaultValue the RFC 6749 §5.2 JSON errors
+   */
+  readonly errorResponse?: TokenErrorFormatter;
 }
 
 /** The validated options with their defaults. @internal */
@@ -59,6 +68,7 @@ export interface TokenEndpointsSettings {
   readonly timeoutMs: number;
   readonly formBodies: boolean;
   readonly events: SecurityEvents;
+  readonly errorResponse: TokenErrorFormatter | undefined;
 }
 
 const NAMES = [
@@ -71,6 +81,7 @@ const NAMES = [
   'timeoutMs',
   'formBodies',
   'events',
+  'errorResponse',
 ];
 
 /** Validates the options (never mutating them) and fills in the defaults. @internal */
@@ -103,6 +114,10 @@ export function readTokenEndpointsOptions(options: TokenEndpointsOptions): Token
   if (typeof (events as Partial<SecurityEvents> | null)?.publish !== 'function') {
     throw new ConfigurationError('events', 'must be a SecurityEvents publisher');
   }
+  const errorResponse = options.errorResponse;
+  if (errorResponse !== undefined && typeof errorResponse !== 'function') {
+    throw new ConfigurationError('errorResponse', 'must be a function of the refusal');
+  }
   return {
     authenticator: authenticator as CredentialsAuthenticator,
     tokens: tokens as JwtTokenService,
@@ -116,6 +131,7 @@ export function readTokenEndpointsOptions(options: TokenEndpointsOptions): Token
         : requireDeadline('timeoutMs', options.timeoutMs),
     formBodies,
     events,
+    errorResponse,
   };
 }
 

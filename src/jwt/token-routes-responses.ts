@@ -43,15 +43,49 @@ const STATUS: Readonly<Partial<Record<TokenRefusal, number>>> = Object.freeze({
   unavailable: 503,
 });
 
-/** The JSON error answer of a refusal (RFC 6749 §5.2). @internal */
+/** A refusal of the token endpoints, as an `errorResponse` option sees it. */
+export interface TokenEndpointError {
+  /** The status of the default answer: 400, 405, 413, 415 or 503. */
+  readonly status: number;
+  /** The RFC 6749 §5.2 error code. */
+  readonly error: TokenErrorCode;
+  /** The fixed description (never anything the client sent). */
+  readonly description: string;
+}
+
+/** Answers a refusal in an application's own format; `undefined` keeps the default. */
+export type TokenErrorFormatter = (error: TokenEndpointError) => SecurityResponse | undefined;
+
+/**
+ * The answer of a refusal: the RFC 6749 §5.2 JSON error, or what `format` makes of
+ * it. `Cache-Control: no-store` and the protocol headers (`Allow`, `Retry-After`) are
+ * kept either way; a formatter that throws leaves the default.
+ *
+ * @internal
+ */
 export function tokenError(
   refusal: TokenRefusal,
-  extraHeaders: Readonly<Record<string, string>> = {},
+  protocolHeaders: Readonly<Record<string, string>> = {},
+  format?: TokenErrorFormatter,
 ): SecurityResponse {
   const [error, description] = TOKEN_ERRORS[refusal];
+  const status = STATUS[refusal] ?? 400;
+  let custom: SecurityResponse | undefined;
+  try {
+    custom = format?.(Object.freeze({ status, error, description }));
+  } catch {
+    custom = undefined;
+  }
+  if (custom !== undefined) {
+    return {
+      status: custom.status,
+      headers: { 'cache-control': 'no-store', ...custom.headers, ...protocolHeaders },
+      body: custom.body,
+    };
+  }
   return {
-    status: STATUS[refusal] ?? 400,
-    headers: { ...NO_STORE, ...extraHeaders },
+    status,
+    headers: { ...NO_STORE, ...protocolHeaders },
     body: JSON.stringify({ error, error_description: description }),
   };
 }

@@ -99,6 +99,8 @@ export function tokenEndpoints(options: TokenEndpointsOptions): TokenEndpoints {
   const settings = readTokenEndpointsOptions(options);
   const { loginPath, refreshPath, maxBodyBytes, formBodies } = settings;
   const loadUser = activeUserLoader(settings.loadUser);
+  const refuse = (refusal: TokenRefusal, headers?: Readonly<Record<string, string>>) =>
+    tokenError(refusal, headers, settings.errorResponse);
 
   const handle = async (
     request: SecurityRequest,
@@ -107,15 +109,15 @@ export function tokenEndpoints(options: TokenEndpointsOptions): TokenEndpoints {
     const path = request.path;
     const login = path === loginPath;
     if (!login && path !== refreshPath) return undefined;
-    if (request.method !== 'POST') return tokenError('method', { allow: 'POST' });
+    if (request.method !== 'POST') return refuse('method', { allow: 'POST' });
     const type = bodyTypeOf(request.header('content-type'), formBodies);
-    if (type === undefined) return tokenError('mediaType');
-    if (Number(request.header('content-length') ?? 0) > maxBodyBytes) return tokenError('tooLarge');
+    if (type === undefined) return refuse('mediaType');
+    if (Number(request.header('content-length') ?? 0) > maxBodyBytes) return refuse('tooLarge');
     const bytes = await readBody(maxBodyBytes);
-    if (bytes === undefined) return tokenError('tooLarge');
+    if (bytes === undefined) return refuse('tooLarge');
     const parsed = parseBody(bytes, type);
     if ('malformed' in parsed) {
-      return tokenError(parsed.malformed === 'repeated' ? 'repeated' : 'malformed');
+      return refuse(parsed.malformed === 'repeated' ? 'repeated' : 'malformed');
     }
     const params = parsed.params;
     const refused = grantRefusal(
@@ -123,7 +125,7 @@ export function tokenEndpoints(options: TokenEndpointsOptions): TokenEndpoints {
       login ? 'password' : 'refresh_token',
       type,
     );
-    if (refused !== undefined) return tokenError(refused);
+    if (refused !== undefined) return refuse(refused);
     const operation = login ? 'token-login' : 'token-refresh';
     const work = login
       ? logIn(settings, request, params.get('username'), params.get('password'))
@@ -134,11 +136,11 @@ export function tokenEndpoints(options: TokenEndpointsOptions): TokenEndpoints {
       );
     } catch (error) {
       if (error instanceof UnavailableError) {
-        return tokenError('unavailable', { 'retry-after': String(error.retryAfter) });
+        return refuse('unavailable', { 'retry-after': String(error.retryAfter) });
       }
       // The default refresh store is full of live records: try later, never a 500.
       if (error instanceof RefreshStoreFullError) {
-        return tokenError('unavailable', { 'retry-after': '5' });
+        return refuse('unavailable', { 'retry-after': '5' });
       }
       return INTERNAL_ERROR; // signing failed, or a bug: never its details
     }
@@ -211,7 +213,7 @@ async function logIn(
   password: unknown,
 ): Promise<SecurityResponse> {
   if (typeof username !== 'string' || typeof password !== 'string') {
-    return tokenError('credentials');
+    return tokenError('credentials', {}, settings.errorResponse);
   }
   const outcome = await settings.authenticator.attemptCredentials(username, password, {
     request,
@@ -219,7 +221,8 @@ async function logIn(
   });
   // A wrong password, an unknown user and a locked, disabled or expired account all
   // get this one answer (the authenticator's events tell them apart).
-  if (outcome.kind !== 'authenticated') return tokenError('badCredentials');
+  if (outcome.kind !== 'authenticated')
+    return tokenError('badCredentials', {}, settings.errorResponse);
   const { user } = outcome;
   const tokenUser = new User(user.username, user.getPassword(), user.roles, user.authorities);
   return tokenSuccess(await settings.tokens.generateTokenPair(tokenUser));
@@ -231,13 +234,15 @@ async function refresh(
   request: SecurityRequest,
   refreshToken: unknown,
 ): Promise<SecurityResponse> {
-  if (typeof refreshToken !== 'string' || refreshToken === '') return tokenError('refreshToken');
+  if (typeof refreshToken !== 'string' || refreshToken === '')
+    return tokenError('refreshToken', {}, settings.errorResponse);
   try {
     return tokenSuccess(await settings.tokens.refresh(refreshToken, loadUser, { request }));
   } catch (error) {
-    if (error instanceof InactiveAccount) return tokenError('badRefreshToken');
+    if (error instanceof InactiveAccount)
+      return tokenError('badRefreshToken', {}, settings.errorResponse);
     if (error instanceof JwtError && error.code !== 'ERR_JWT_SIGNING_FAILED') {
-      return tokenError('badRefreshToken');
+      return tokenError('badRefreshToken', {}, settings.errorResponse);
     }
     throw error;
   }

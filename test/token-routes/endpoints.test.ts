@@ -334,3 +334,48 @@ describe.each(ADAPTERS)('token endpoints without form bodies (%s)', (kind) => {
     expect((await harness.send('/auth/login', json({}))).status).toBe(404);
   });
 });
+
+describe.each(ADAPTERS)('token endpoints with errorResponse (%s)', (kind) => {
+  let harness: Harness;
+  beforeAll(async () => {
+    const fixture = makeFixture();
+    harness = await mount(
+      kind,
+      endpointsOf(fixture, {
+        errorResponse: ({ status, error, description }) => {
+          if (error === 'invalid_grant') {
+            return {
+              status: 401,
+              headers: { 'content-type': 'text/plain' },
+              body: 'Bad credentials',
+            };
+          }
+          if (status === 405) return { status, headers: { allow: 'GET' }, body: description };
+          if (status === 415) throw new Error('a faulty formatter');
+          return undefined;
+        },
+      }),
+    );
+  });
+  afterAll(() => harness.close());
+
+  it('answers refusals in the application format, keeping no-store and the protocol headers', async () => {
+    const bad = await harness.send('/auth/login', json({ username: 'alice', password: 'nope' }));
+    expect(bad.status).toBe(401);
+    expect(bad.body).toBe('Bad credentials');
+    expect(bad.headers['cache-control']).toBe('no-store');
+    const unknown = await harness.send('/auth/login', json({ username: 'nobody', password: 'x' }));
+    expect(unknown.body).toBe(bad.body);
+    const method = await harness.send('/auth/login', { method: 'GET' });
+    expect(method.status).toBe(405);
+    expect(method.headers['allow']).toBe('POST'); // the protocol header wins
+    const faulty = await harness.send('/auth/login', {
+      headers: { 'content-type': 'text/plain' },
+      body: 'x',
+    });
+    expect(faulty.status).toBe(415); // the default answer
+    expect(bodyOf(faulty)['error']).toBe('invalid_request');
+    const malformed = await harness.send('/auth/login', json('[1]'));
+    expect(bodyOf(malformed)['error']).toBe('invalid_request');
+  });
+});
