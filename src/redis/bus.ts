@@ -73,6 +73,8 @@ export class InvalidationBus {
     });
     subscriber.on('end', () => {
       this.#down();
+      // The client gave up reconnecting (its reconnectStrategy said so): start over.
+      this.#restart(subscriber);
     });
     subscriber.on('ready', () => {
       if (this.#subscribed) this.#up();
@@ -93,12 +95,7 @@ export class InvalidationBus {
         },
         (error: unknown) => {
           this.#onError(error);
-          this.#subscriber = undefined;
-          subscriber.destroy();
-          if (!this.#closed)
-            setTimeout(() => {
-              this.start();
-            }, 1_000).unref();
+          this.#restart(subscriber);
         },
       );
   }
@@ -166,6 +163,22 @@ export class InvalidationBus {
     const subscriber = this.#subscriber;
     this.#subscriber = undefined;
     subscriber?.destroy();
+  }
+
+  /** Drops `subscriber` and makes a new one a second later (unless closed). */
+  #restart(subscriber: RedisSubscriberLike): void {
+    if (this.#subscriber !== subscriber) return;
+    this.#subscriber = undefined;
+    this.#subscribed = false;
+    try {
+      subscriber.destroy();
+    } catch {
+      // Already closed.
+    }
+    if (this.#closed) return;
+    setTimeout(() => {
+      this.start();
+    }, 1_000).unref();
   }
 
   #received(message: string): void {
