@@ -2,6 +2,8 @@ import type { Authenticator } from '../core/security.js';
 import { anyOf, type AnyOfOptions } from './any-of.js';
 import { MemoryAuthenticator } from './memory-authenticator.js';
 import type { MemoryAuthenticatorOptions } from './memory-options.js';
+import type { RepositoryAuthenticatorOptions } from './authenticator-options.js';
+import { RepositoryAuthenticator } from './repository-authenticator.js';
 
 /**
  * Entry points for building authenticators (SPEC.md's `AuthenticationManager`).
@@ -24,6 +26,16 @@ export class AuthenticationManager {
   /** A new, empty {@link MemoryAuthenticator} (HTTP Basic against users held in memory). */
   static inMemoryAuthentication(options?: MemoryAuthenticatorOptions): MemoryAuthenticator {
     return new MemoryAuthenticator(options);
+  }
+
+  /**
+   * A {@link RepositoryAuthenticator}: HTTP Basic and password logins against a
+   * `UserRepository` (Spring's `DaoAuthenticationProvider`).
+   */
+  static repositoryAuthentication(
+    options: RepositoryAuthenticatorOptions,
+  ): RepositoryAuthenticator {
+    return new RepositoryAuthenticator(options);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RepositoryAuthenticator } from '../../src/authentication/index.js';
+import { AuthenticationManager, RepositoryAuthenticator } from '../../src/authentication/index.js';
 import {
   Access,
   AuthenticatedUser,
@@ -70,6 +70,16 @@ describe('RepositoryAuthenticator', () => {
       'malformed-credentials',
       'bad-credentials',
     ]);
+  });
+
+  it('is built by AuthenticationManager.repositoryAuthentication', async () => {
+    const encoder = new TestEncoder();
+    const auth = AuthenticationManager.repositoryAuthentication({
+      users: new MemoryUserRepository([new User('alice', encoder.hash('pw'))]),
+      passwordEncoder: encoder,
+    });
+    expect(auth).toBeInstanceOf(RepositoryAuthenticator);
+    expect(await login(auth, 'alice', 'pw')).toMatchObject({ kind: 'authenticated' });
   });
 
   it('needs a repository and an encoder at construction', () => {
