@@ -1,8 +1,9 @@
 import Fastify from 'fastify';
+import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Access, AuthorizationManager, SecurityTransform } from '../../src/index.js';
 import { portcullis, portcullisTokenEndpoints } from '../../src/fastify/index.js';
-import { secure } from '../../src/fetch/index.js';
+import { honoSecurity, secure, type PortcullisVariables } from '../../src/fetch/index.js';
 import type { TokenEndpoints } from '../../src/jwt/index.js';
 import { secureHandler } from '../../src/node/index.js';
 import { listen } from '../support/server.js';
@@ -147,5 +148,28 @@ describe('Fastify: the endpoints plugin keeps its body handling to itself', () =
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('Hono: the endpoints as a middleware after honoSecurity', () => {
+  it('logs in anonymously through the deny-by-default rules, and the token opens the rest', async () => {
+    const fixture = makeFixture();
+    const endpoints = endpointsOf(fixture);
+    const app = new Hono<{ Variables: PortcullisVariables }>();
+    app.use(honoSecurity(transformFor(fixture, endpoints)));
+    app.use('/auth/*', async (c, next) => (await endpoints.fetch(c.req.raw)) ?? next());
+    app.get('/profile', (c) => c.text(`hello ${c.get('user')?.username ?? 'anonymous'}`));
+    const login = await app.request('/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'alice', password: 'alice-pw' }),
+    });
+    expect(login.status).toBe(200);
+    const { access_token } = tokensOf({ status: 200, headers: {}, body: await login.text() });
+    const profile = await app.request('/profile', {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(await profile.text()).toBe('hello alice');
+    expect((await app.request('/profile')).status).toBe(401);
   });
 });
