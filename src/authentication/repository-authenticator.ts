@@ -15,7 +15,7 @@ import { isPromiseLike } from '../lib/promise.js';
 import { Semaphore } from '../lib/semaphore.js';
 import { TtlCache } from '../lib/ttl-cache.js';
 import type { PasswordEncoder } from '../password/index.js';
-import { MemoryUserChangeNotifier } from '../stores/memory-user-changes.js';
+import { announceUserChange, MemoryUserChangeNotifier } from '../stores/memory-user-changes.js';
 import type { MaybePromise, UserChangeNotifier } from '../stores/types.js';
 import type { UserRepository } from '../users/repository.js';
 import {
@@ -31,7 +31,7 @@ import {
   type VerificationOutcome,
 } from './credential-verifier.js';
 import { publishAuthentication } from './publish.js';
-import { RepositoryCalls } from './repository-calls.js';
+import { RepositoryCalls, requireRepository } from './repository-calls.js';
 
 /** Options of `verifyCredentials` (the same as {@link AttemptCredentialsOptions}). */
 export type VerifyCredentialsOptions = AttemptCredentialsOptions;
@@ -311,45 +311,14 @@ export class RepositoryAuthenticator<R extends UserRepository = UserRepository>
       timeoutMs: options.passwordEncoderTimeoutMs,
       onPasswordUpgrade: options.onPasswordUpgrade,
       announce: (username) => {
-        this.#announce(username);
+        announceUserChange(this.#userChanges, username);
       },
       fallbackHash: () => this.fallbackPasswordHash(),
     });
     return this.#verifier;
   }
-
-  /** Publishes a change this instance made; a failure to reach other instances is a warning. */
-  #announce(username: string): void {
-    const warn = (error: unknown): void => {
-      const name = error instanceof Error ? error.name : typeof error;
-      process.emitWarning(`portcullis: a user change could not be announced (${name})`, {
-        code: 'PORTCULLIS_USER_CHANGES',
-      });
-    };
-    try {
-      const published = this.#userChanges.publish(username);
-      if (isPromiseLike(published)) published.then(undefined, warn);
-    } catch (error) {
-      warn(error);
-    }
-  }
 }
 
 function userOfVerdict(verdict: Verdict): User | null {
   return verdict.ok ? verdict.user : null;
-}
-
-function requireRepository<R extends UserRepository>(users: R): R {
-  const candidate = users as Partial<Record<keyof UserRepository, unknown>> | null;
-  if (
-    typeof candidate !== 'object' ||
-    candidate === null ||
-    typeof candidate.findByUsername !== 'function'
-  ) {
-    throw new ConfigurationError('users', 'must be a UserRepository (with findByUsername)');
-  }
-  if (candidate.updatePassword !== undefined && typeof candidate.updatePassword !== 'function') {
-    throw new ConfigurationError('users', 'updatePassword must be a function when present');
-  }
-  return users;
 }

@@ -1,4 +1,9 @@
-import { DeadlineExceededError, StoreUnavailableError, UnavailableError } from '../core/errors.js';
+import {
+  ConfigurationError,
+  DeadlineExceededError,
+  StoreUnavailableError,
+  UnavailableError,
+} from '../core/errors.js';
 import { User } from '../core/user.js';
 import { withDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
@@ -80,4 +85,20 @@ function requireUserOrNull(found: unknown): User | null {
   throw new StoreUnavailableError('user-repository', 'find-by-username', 1, {
     cause: new TypeError('findByUsername() must answer a User or null'),
   });
+}
+
+/** Validates a user repository option. @internal */
+export function requireRepository<R extends UserRepository>(users: R): R {
+  const candidate = users as Partial<Record<keyof UserRepository, unknown>> | null;
+  if (
+    typeof candidate !== 'object' ||
+    candidate === null ||
+    typeof candidate.findByUsername !== 'function'
+  ) {
+    throw new ConfigurationError('users', 'must be a UserRepository (with findByUsername)');
+  }
+  if (candidate.updatePassword !== undefined && typeof candidate.updatePassword !== 'function') {
+    throw new ConfigurationError('users', 'updatePassword must be a function when present');
+  }
+  return users;
 }

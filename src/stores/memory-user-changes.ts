@@ -1,3 +1,4 @@
+import { isPromiseLike } from '../lib/promise.js';
 import type { UserChangeListener, UserChangeNotifier } from './types.js';
 
 /**
@@ -46,5 +47,28 @@ export class MemoryUserChangeNotifier implements UserChangeNotifier {
     return () => {
       this.#listeners.delete(own);
     };
+  }
+}
+
+/**
+ * Publishes a change without waiting for it: a notifier that throws or rejects (the
+ * other instances cannot be reached) is reported as a process warning, by error name
+ * only, and the caller goes on. What is not announced stays stale on the other
+ * instances for at most their cache's time to live.
+ *
+ * @internal
+ */
+export function announceUserChange(notifier: UserChangeNotifier, username: string): void {
+  const warn = (error: unknown): void => {
+    const name = error instanceof Error ? error.name : typeof error;
+    process.emitWarning(`portcullis: a user change could not be announced (${name})`, {
+      code: 'PORTCULLIS_USER_CHANGES',
+    });
+  };
+  try {
+    const published = notifier.publish(username);
+    if (isPromiseLike(published)) published.then(undefined, warn);
+  } catch (error) {
+    warn(error);
   }
 }

@@ -1,5 +1,5 @@
 import { User } from '../core/user.js';
-import { isPromiseLike } from '../lib/promise.js';
+import { announceUserChange } from '../stores/memory-user-changes.js';
 import type { UserChangeNotifier } from '../stores/types.js';
 import { UserRepositoryError } from './errors.js';
 import type { ManagedUserRepository } from './repository.js';
@@ -113,19 +113,7 @@ export class MemoryUserRepository implements ManagedUserRepository {
   }
 
   #announce(username: string): void {
-    if (this.#userChanges === undefined) return;
-    const warn = (error: unknown): void => {
-      const name = error instanceof Error ? error.name : typeof error;
-      process.emitWarning(`portcullis: a user change could not be announced (${name})`, {
-        code: 'PORTCULLIS_USER_CHANGES',
-      });
-    };
-    try {
-      const published = this.#userChanges.publish(username);
-      if (isPromiseLike(published)) published.then(undefined, warn);
-    } catch (error) {
-      warn(error);
-    }
+    if (this.#userChanges !== undefined) announceUserChange(this.#userChanges, username);
   }
 }
 
