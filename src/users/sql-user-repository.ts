@@ -221,7 +221,7 @@ function toUser(row: Record<string, unknown>, asked: string): User {
 
 function stringArray(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((item) => typeof item === 'string')
-    ? (value)
+    ? value
     : undefined;
 }
 
