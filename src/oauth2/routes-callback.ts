@@ -7,7 +7,7 @@ import { OAuth2Error, type OAuth2ErrorCode } from './errors.js';
 import type { RoutesSettings } from './routes-options.js';
 import { asOAuth2Error, failure, plain, redirect, type Outcome } from './routes-outcome.js';
 import { currentUrl, queryOf, repeatedParameter, sameText } from './routes-request.js';
-import type { SpentTransactions } from './transaction-replay.js';
+import { awaitStore, failClosed } from '../stores/call.js';
 import { withDeadline } from '../lib/deadline.js';
 import {
   isExpired,
@@ -31,7 +31,6 @@ import type { OAuth2ClientLike, OAuth2LoginResult } from './types.js';
  */
 export async function finishLogin(
   settings: RoutesSettings,
-  spent: SpentTransactions,
   client: OAuth2ClientLike,
   registrationId: string,
   request: SecurityRequest,
@@ -65,7 +64,13 @@ export async function finishLogin(
   );
   const fail = (error: OAuth2Error): Outcome =>
     failure(settings, request, error, [rest], transaction.returnTarget);
-  const refused = check(settings, spent, client, registrationId, transaction);
+  let refused: string | undefined;
+  try {
+    refused = await check(settings, client, registrationId, transaction, request);
+  } catch (error) {
+    if (error instanceof UnavailableError) return unavailable(error, rest);
+    throw error;
+  }
   if (refused !== undefined) return fail(new OAuth2Error('ERR_OAUTH2_TRANSACTION', refused));
 
   let result: OAuth2LoginResult;
@@ -94,32 +99,47 @@ export async function finishLogin(
     username = user.username;
     sessionCookie = await settings.sessions.logIn(user);
   } catch (error) {
-    if (error instanceof UnavailableError) {
-      // Fail closed: nobody is logged in; the spent transaction's cookie is dropped.
-      return {
-        ...plain(503, 'Service Unavailable', { 'retry-after': String(error.retryAfter) }),
-        setCookies: [rest],
-      };
-    }
+    if (error instanceof UnavailableError) return unavailable(error, rest);
     return fail(asOAuth2Error(error, 'ERR_OAUTH2_USER_REFUSED', 'The user could not be logged in'));
   }
   publishSuccess(settings, request, username);
   return redirect(303, transaction.returnTarget, [rest, sessionCookie]);
 }
 
-/** Why a matched transaction may not be completed here, if it may not. */
-function check(
+/** Fail closed: nobody is logged in; the spent transaction's cookie is dropped. */
+function unavailable(error: UnavailableError, rest: string): Outcome {
+  return {
+    ...plain(503, 'Service Unavailable', { 'retry-after': String(error.retryAfter) }),
+    setCookies: [rest],
+  };
+}
+
+/**
+ * Why a matched transaction may not be completed here, if it may not. Rejects with
+ * an `UnavailableError` when the spent-transaction store cannot answer.
+ */
+async function check(
   settings: RoutesSettings,
-  spent: SpentTransactions,
   client: OAuth2ClientLike,
   registrationId: string,
   transaction: LoginTransaction,
-): string | undefined {
+  request: SecurityRequest,
+): Promise<string | undefined> {
   const cookie = settings.cookie;
   if (isExpired(cookie, transaction, cookie.clock())) return 'The login transaction expired';
-  // Spent on the first matching attempt, whether it then succeeds or not.
+  // Spent on the first matching attempt, whether it then succeeds or not, on every
+  // instance sharing the store.
   const expiresAt = transaction.createdAt + cookie.ttlSeconds * 1000;
-  if (!spent.spend(transaction.id, expiresAt)) return 'The login transaction was already used';
+  const { spent, spentSite } = settings;
+  const first: unknown = await awaitStore(
+    spentSite,
+    () => spent.spend(transaction.id, expiresAt),
+    request,
+  );
+  if (first !== true && first !== false) {
+    throw failClosed(spentSite, new TypeError('spend answered outside its contract'));
+  }
+  if (!first) return 'The login transaction was already used';
   // A callback for one provider replayed at another one's route.
   if (transaction.registrationId !== registrationId || transaction.issuer !== client.issuer) {
     return 'The login transaction belongs to another provider';

@@ -4,6 +4,9 @@ import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import { User } from '../core/user.js';
 import { rejectUnknownOptions, requireInteger, requireName } from '../lib/validate.js';
+import { DEFAULT_STORE_TIMEOUT_MS, type StoreCallSite } from '../stores/call.js';
+import type { SpentIdStore } from '../stores/types.js';
+import { spentStore } from './routes-spent.js';
 import type { OAuth2Error } from './errors.js';
 import { safeRedirectTarget as sameOriginTarget } from '../lib/redirect.js';
 import { derivePasswords, REGISTRATION_ID, type TransactionCookieSettings } from './transaction.js';
@@ -80,8 +83,28 @@ export interface OAuth2LoginOptions {
   readonly transactionTtlSeconds?: number;
   /** How many logins one browser may have pending at once (tabs, providers), 1 to 5. @defaultValue `3` */
   readonly maxPendingLogins?: number;
-  /** How many spent transaction ids are remembered against replays. @defaultValue `10000` */
+  /**
+   * Where the ids of spent login transactions are kept, so that a copy of a
+   * transaction cookie presented again after its callback is refused. Share one store
+   * between every instance (`RedisSpentIdStore`, `portcullis/redis`): with a store
+   * per process, a copy replayed on another instance is stopped only by the
+   * provider's single-use code and PKCE. A store that throws, rejects or passes
+   * `storeTimeoutMs` fails the callback closed (503, nobody logged in).
+   * @defaultValue a new `MemorySpentIdStore` of `maxSpentTransactions` ids (this process only)
+   */
+  readonly spentTransactions?: SpentIdStore;
+  /**
+   * How many live spent ids the default store keeps (100 to 10,000,000); when full it
+   * refuses callbacks (503) rather than forget one. Not with `spentTransactions`.
+   * @defaultValue `100_000`
+   */
   readonly maxSpentTransactions?: number;
+  /**
+   * How long an asynchronous answer of `spentTransactions` may take, in milliseconds
+   * (1 to 600,000). Past it the callback fails closed (503).
+   * @defaultValue `2_000`
+   */
+  readonly storeTimeoutMs?: number;
   /**
    * Plain-HTTP development only: the transaction cookie without `Secure` and without
    * the `__Host-` prefix. @defaultValue follows the sessions (`true` when they are insecure), else `false`
@@ -107,7 +130,10 @@ export interface RoutesSettings {
   readonly authorizationPath: string;
   readonly callbackPath: string;
   readonly cookie: TransactionCookieSettings;
-  readonly maxSpent: number;
+  /** The spent-transaction store. */
+  readonly spent: SpentIdStore;
+  /** Its calls' deadline and names (errors, events). */
+  readonly spentSite: StoreCallSite;
   readonly onFailure: OAuth2LoginOptions['onFailure'];
   readonly events: SecurityEvents;
 }
@@ -126,7 +152,9 @@ const OPTIONS = [
   'callbackPath',
   'transactionTtlSeconds',
   'maxPendingLogins',
+  'spentTransactions',
   'maxSpentTransactions',
+  'storeTimeoutMs',
   'dangerouslyAllowInsecureCookie',
   'onFailure',
   'events',
@@ -197,12 +225,16 @@ export function resolveRoutes(options: OAuth2LoginOptions): RoutesSettings {
       maxPending: requireInteger('maxPendingLogins', options.maxPendingLogins ?? 3, 1, 5),
       clock,
     },
-    maxSpent: requireInteger(
-      'maxSpentTransactions',
-      options.maxSpentTransactions ?? 10_000,
-      100,
-      10_000_000,
-    ),
+    spent: spentStore(options, clock),
+    spentSite: {
+      store: 'spent-transaction',
+      operation: 'oauth2-transaction-spend',
+      timeoutMs: requireDeadline(
+        'storeTimeoutMs',
+        options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS,
+      ),
+      events,
+    },
     onFailure,
     events,
   };

@@ -7,7 +7,6 @@ import { startLogin } from './routes-authorization.js';
 import { finishLogin } from './routes-callback.js';
 import { resolveRoutes, type OAuth2LoginOptions, type RoutesSettings } from './routes-options.js';
 import { plain, type Outcome } from './routes-outcome.js';
-import { SpentTransactions } from './transaction-replay.js';
 import { REGISTRATION_ID } from './transaction.js';
 import type { OAuth2ClientLike } from './types.js';
 
@@ -30,8 +29,9 @@ export interface OAuth2LoginHandler {
  *   transaction (state, PKCE verifier, nonce, issuer, return target) in a short-lived
  *   sealed `HttpOnly; SameSite=Lax` cookie and redirects (302) to the provider.
  * - `GET /login/oauth2/code/{registrationId}` (the redirect URI) checks the callback
- *   against that transaction (one use only; a callback for one provider replayed at
- *   another is refused), lets the client validate it and exchange the code, maps the
+ *   against that transaction (one use only, on every instance sharing the
+ *   `spentTransactions` store; a callback for one provider replayed at another is
+ *   refused), lets the client validate it and exchange the code, maps the
  *   provider's user with `mapper`, starts a fresh session and redirects (303) to the
  *   saved target. Any failure: no session, `303 /login?error=oauth2`, an
  *   `authentication-failure` event (method `oauth2`); never the provider's text.
@@ -53,7 +53,6 @@ export function oauth2Login(options: OAuth2LoginOptions): OAuth2LoginHandler {
   if (authorizationPath.startsWith(callbackPath) || callbackPath.startsWith(authorizationPath)) {
     throw new ConfigurationError('callbackPath', 'must not overlap authorizationPath');
   }
-  const spent = new SpentTransactions(settings.maxSpent, settings.cookie.clock);
   const matches = (path: string): boolean =>
     path.startsWith(authorizationPath) || path.startsWith(callbackPath);
 
@@ -66,7 +65,7 @@ export function oauth2Login(options: OAuth2LoginOptions): OAuth2LoginHandler {
     if (client === undefined) return plain(404, 'Not Found');
     return authorization
       ? startLogin(settings, client, id, request)
-      : finishLogin(settings, spent, client, id, request);
+      : finishLogin(settings, client, id, request);
   };
 
   return Object.freeze({

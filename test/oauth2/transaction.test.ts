@@ -1,6 +1,5 @@
 import { sealData } from 'iron-session';
 import { describe, expect, it } from 'vitest';
-import { SpentTransactions } from '../../src/oauth2/transaction-replay.js';
 import {
   derivePasswords,
   MAX_SEAL,
@@ -9,7 +8,7 @@ import {
   type LoginTransaction,
   type TransactionCookieSettings,
 } from '../../src/oauth2/transaction.js';
-import { NOW, PASSWORD, testClock } from './routes-support.js';
+import { NOW, PASSWORD } from './routes-support.js';
 
 function settings(overrides: Partial<TransactionCookieSettings> = {}): TransactionCookieSettings {
   return {
@@ -156,31 +155,5 @@ describe('the transaction cookie', () => {
       const sealed = await sealData({ v: 1, t: [entry] }, { password: s.passwords, ttl: 600 });
       expect([field, await readTransactions(s, sealed)]).toEqual([field, undefined]);
     }
-  });
-});
-
-describe('SpentTransactions', () => {
-  it('a spent id is refused until it expires', () => {
-    const clock = testClock();
-    const spent = new SpentTransactions(100, clock.now);
-    expect(spent.spend('a', NOW + 1000)).toBe(true);
-    expect(spent.spend('a', NOW + 1000)).toBe(false);
-    clock.advance(1000);
-    expect(spent.spend('a', NOW + 2000)).toBe(true);
-  });
-
-  it('stays bounded: expired ids go first, then the oldest', () => {
-    const clock = testClock();
-    const spent = new SpentTransactions(3, clock.now);
-    spent.spend('short', NOW + 10);
-    spent.spend('b', NOW + 10_000);
-    spent.spend('c', NOW + 10_000);
-    clock.advance(20);
-    spent.spend('d', NOW + 10_000);
-    expect(spent.size).toBe(3);
-    expect(spent.spend('b', NOW + 10_000)).toBe(false);
-    for (let i = 0; i < 50; i++) spent.spend(`x${i}`, NOW + 10_000);
-    expect(spent.size).toBe(3);
-    expect(spent.spend('x49', NOW + 10_000)).toBe(false);
   });
 });
