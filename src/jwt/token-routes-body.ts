@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import type { Readable } from 'node:stream';
 
 /**
  * Reads a request body of at most `maxBytes`: the bytes, or `undefined` as soon as the
@@ -20,21 +21,48 @@ export type ParsedBody =
 /** The media types a token endpoint reads. @internal */
 export type BodyType = 'json' | 'form';
 
-/** The {@link BodyReader} of a node request stream (`IncomingMessage`, Fastify's payload). */
-export function nodeBodyReader(stream: AsyncIterable<unknown> | undefined): BodyReader {
-  return async (maxBytes) => {
-    if (stream === undefined) return new Uint8Array(0);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of stream) {
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-      size += bytes.length;
-      // Stop at the limit: the adapter answers 413 and closes the connection.
-      if (size > maxBytes) return undefined;
-      chunks.push(bytes);
-    }
-    return Buffer.concat(chunks);
-  };
+/**
+ * The {@link BodyReader} of a node request stream (`IncomingMessage`, Fastify's
+ * payload). Past the limit the stream is paused, not destroyed, so the answer (413,
+ * `Connection: close`) still goes out on the socket; the rest is never read.
+ */
+export function nodeBodyReader(stream: Readable | undefined): BodyReader {
+  return (maxBytes) =>
+    new Promise((resolve, reject) => {
+      if (stream === undefined || stream.readableEnded) {
+        resolve(new Uint8Array(0));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const stop = (): void => {
+        stream.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      };
+      const onData = (chunk: Buffer | string): void => {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        size += bytes.length;
+        if (size > maxBytes) {
+          stop();
+          stream.pause();
+          resolve(undefined);
+          return;
+        }
+        chunks.push(bytes);
+      };
+      const onEnd = (): void => {
+        stop();
+        resolve(Buffer.concat(chunks));
+      };
+      const onError = (error: unknown): void => {
+        stop();
+        reject(error instanceof Error ? error : new Error('The request body could not be read'));
+      };
+      const onClose = (): void => {
+        onError(new Error('The client went away before the end of the body'));
+      };
+      stream.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+      stream.resume(); // flowing even if something paused it before
+    });
 }
 
 /** The {@link BodyReader} of a Fetch `Request`: cancels the stream past the limit. */

@@ -84,6 +84,29 @@ describe.each(['node', 'fastify'] as const)('bodies over maxBodyBytes (%s)', (ki
     expect(written).toBeLessThan(1024 * 1024);
   });
 
+  it('a client that goes away mid-body does not break the server', async () => {
+    const url = new URL(harness.origin!);
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => {
+        socket.write(
+          'POST /auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+            'Content-Length: 1000\r\n\r\n{"username":"al',
+        );
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 20);
+      });
+      socket.on('error', reject);
+    });
+    // Still serving (an unhandled rejection would also fail this file).
+    const reply = await harness.send('/auth/login', {
+      headers: { 'content-type': JSON_TYPE },
+      body: JSON.stringify({ username: 'alice', password: 'alice-pw' }),
+    });
+    expect(reply.status).toBe(200);
+  });
+
   it('answers 413 as an RFC 6749 error, and a body at the limit is read', async () => {
     const big = await harness.send('/auth/login', {
       headers: { 'content-type': JSON_TYPE },
