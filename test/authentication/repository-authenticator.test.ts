@@ -301,6 +301,25 @@ describe('password upgrade through the repository', () => {
     expect(hook).toHaveBeenCalledTimes(1);
   });
 
+  it('keeps the login when updatePassword hangs past repositoryTimeoutMs', async () => {
+    vi.useFakeTimers();
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      const { auth, encoder, repository } = repositorySetup({ repositoryTimeoutMs: 1_000 });
+      repository.delayMs = 0;
+      encoder.upgrade = () => true;
+      repository.holdUpdates = new Promise(() => undefined);
+      const attempt = Promise.resolve(login(auth, 'alice', 'wonderland'));
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(await attempt).toMatchObject({ kind: 'authenticated' });
+      expect(repository.updateCalls).toBe(1);
+      expect(repository.inner.findByUsername('alice')?.password).toBe(encoder.hash('wonderland'));
+      expect(String(warn.mock.calls[0]?.[0])).toContain('DeadlineExceededError');
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
   it('keeps the login when the repository refuses the compare-and-set', async () => {
     const { auth, encoder, repository } = repositorySetup();
     encoder.upgrade = () => true;

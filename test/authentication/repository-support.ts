@@ -18,6 +18,8 @@ export class SlowRepository implements UserRepository {
   failWith: Error | undefined;
   /** While set, every call waits for it first (the database hangs). */
   hold: Promise<void> | undefined;
+  /** While set, `updatePassword` waits for it first. */
+  holdUpdates: Promise<void> | undefined;
 
   constructor(users: Iterable<User>, delayMs = 5) {
     this.inner = new MemoryUserRepository(users);
@@ -32,6 +34,7 @@ export class SlowRepository implements UserRepository {
 
   async updatePassword(user: User, encoded: string): Promise<User | null> {
     this.updateCalls++;
+    if (this.holdUpdates !== undefined) await this.holdUpdates;
     await this.#wait();
     return this.inner.updatePassword(user, encoded);
   }

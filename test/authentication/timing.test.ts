@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { MemoryAuthenticator } from '../../src/authentication/index.js';
+import { MemoryAuthenticator, RepositoryAuthenticator } from '../../src/authentication/index.js';
 import { User } from '../../src/core/index.js';
 import { basic, Pbkdf2TestEncoder, recordEvents, requestWith, TestEncoder } from './helpers.js';
+import { SlowRepository } from './repository-support.js';
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -104,5 +105,41 @@ describe('unknown usernames cost what wrong passwords cost', () => {
     } finally {
       warn.mockRestore();
     }
+  });
+});
+
+describe('with a slow repository, unknown usernames still cost what wrong passwords cost', () => {
+  it('statistically: medians over interleaved tries are within 35%', async () => {
+    const encoder = new Pbkdf2TestEncoder(30_000);
+    const users = new SlowRepository([new User('alice', await encoder.encode('wonderland'))], 3);
+    const auth = new RepositoryAuthenticator({
+      users,
+      passwordEncoder: encoder,
+      maxConcurrentVerifications: 1,
+    });
+    const wrongPassword = (i: number) => auth.getUser(requestWith(basic('alice', `guess-${i}`)));
+    const unknownUser = (i: number) => auth.getUser(requestWith(basic(`user-${i}`, `guess-${i}`)));
+    for (let i = 0; i < 3; i++) {
+      await wrongPassword(i);
+      await unknownUser(i);
+    }
+    const known: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      if (i % 2 === 0) {
+        known.push(await elapsed(() => wrongPassword(i)));
+        unknown.push(await elapsed(() => unknownUser(i)));
+      } else {
+        unknown.push(await elapsed(() => unknownUser(i)));
+        known.push(await elapsed(() => wrongPassword(i)));
+      }
+    }
+    const knownMedian = median(known);
+    const unknownMedian = median(unknown);
+    // Both pay the repository's wait; a skipped dummy check would leave only that wait.
+    expect(knownMedian).toBeGreaterThan(3);
+    expect(Math.abs(unknownMedian - knownMedian) / knownMedian).toBeLessThan(0.35);
+    expect(users.findCalls).toBe(86);
+    expect(encoder.matchesCalls).toBe(86);
   });
 });
