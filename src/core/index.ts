@@ -1,14 +1,6 @@
 export { AuthenticatedUser, type AuthenticatedUserOptions } from './authenticated-user.js';
 export { SecurityContext } from './context.js';
 export {
-  credentialFailureOf,
-  noteCredentialFailure,
-  noteRefusal,
-  refusalOf,
-  type CredentialFailure,
-  type RequestRefusal,
-} from './credential-failure.js';
-export {
   AccessDeniedError,
   AuthenticationRequiredError,
   ConfigurationError,

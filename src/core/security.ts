@@ -4,7 +4,6 @@ import { ConfigurationError, UnavailableError } from './errors.js';
 import { summarize, type SecurityEvents } from './events.js';
 import { maybeWithDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
-import { credentialFailureOf, refusalOf } from './credential-failure.js';
 import { Outcome, userOf, type AuthenticationOutcome } from './outcome.js';
 import type { SecurityRequest } from './request.js';
 import type { User } from './user.js';
@@ -122,9 +121,7 @@ export function attemptWith(
       : requireOutcome(outcome);
   }
   const found = legacyAuthenticate(authenticator, request);
-  return isPromiseLike(found)
-    ? Promise.resolve(found).then((user) => toOutcome(user, request))
-    : toOutcome(found, request);
+  return isPromiseLike(found) ? Promise.resolve(found).then(toOutcome) : toOutcome(found);
 }
 
 /**
@@ -157,24 +154,12 @@ function legacyAuthenticate(
   return found ? AuthenticatedUser.from(found, { authenticationMethod: method }) : null;
 }
 
-function toOutcome(
-  user: AuthenticatedUser | null | undefined,
-  request: SecurityRequest,
-): AuthenticationOutcome {
-  if (user === null || user === undefined) return notedOutcome(request);
+function toOutcome(user: AuthenticatedUser | null | undefined): AuthenticationOutcome {
+  if (user === null || user === undefined) return Outcome.anonymous();
   if (!(user instanceof AuthenticatedUser)) {
     throw new TypeError('authenticate() must answer an AuthenticatedUser or null');
   }
   return Outcome.authenticated(user);
-}
-
-/** TRANSITIONAL: the WeakMap notes of authenticators not yet answering outcomes. */
-function notedOutcome(request: SecurityRequest): AuthenticationOutcome {
-  const refusal = refusalOf(request);
-  if (refusal !== undefined) return Outcome.refused(refusal.reason);
-  const failure = credentialFailureOf(request);
-  if (failure !== undefined) return Outcome.failed('invalid-token', { challenge: failure });
-  return Outcome.anonymous();
 }
 
 const KINDS = new Set(['authenticated', 'anonymous', 'failed', 'refused']);
