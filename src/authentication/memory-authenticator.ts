@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../core/errors.js';
 import { User } from '../core/user.js';
 import type { PasswordEncoder } from '../password/index.js';
+import { MemoryUserChangeNotifier } from '../stores/memory-user-changes.js';
 import { MemoryUserRepository } from '../users/memory-user-repository.js';
 import { rejectUnknown, type RepositoryAuthenticatorOptions } from './authenticator-options.js';
 import { MEMORY_OPTIONS, type MemoryAuthenticatorOptions } from './memory-options.js';
@@ -78,7 +79,11 @@ export class MemoryAuthenticator extends RepositoryAuthenticator<MemoryUserRepos
     return first.done === true ? undefined : first.value.password;
   }
 
-  /** The repository holding the users. */
+  /**
+   * The repository holding the users. Its `updateUser`, `deleteUser` and
+   * `changePassword` announce the change, so this authenticator (and every other on
+   * the same `userChanges`) forgets the user's cached credentials at once.
+   */
   get repository(): MemoryUserRepository {
     return this.users;
   }
@@ -100,9 +105,13 @@ function toRepositoryOptions(
     throw new ConfigurationError('users', 'must be an array of User');
   }
   // The encoder may come later through the builder: checked at the first request. The
-  // users are added one by one by the constructor, each checked.
+  // users are added one by one by the constructor, each checked. The repository
+  // announces its changes to the authenticator's notifier, so `repository.updateUser`
+  // drops the user's cached credentials at once.
+  const userChanges = options.userChanges ?? new MemoryUserChangeNotifier();
   return {
     ...options,
-    users: new MemoryUserRepository(),
+    userChanges,
+    users: new MemoryUserRepository([], { userChanges }),
   } as RepositoryAuthenticatorOptions<MemoryUserRepository>;
 }

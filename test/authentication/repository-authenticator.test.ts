@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AuthenticationManager, RepositoryAuthenticator } from '../../src/authentication/index.js';
+import {
+  AuthenticationManager,
+  MemoryAuthenticator,
+  RepositoryAuthenticator,
+} from '../../src/authentication/index.js';
 import {
   Access,
   AuthenticatedUser,
@@ -254,6 +258,25 @@ describe('the verified-credential cache', () => {
     expect(await login(a, 'alice', 'new')).toMatchObject({ kind: 'authenticated' });
     a.close();
     b.close();
+  });
+
+  it('MemoryAuthenticator forgets a user changed through its repository at once', async () => {
+    const encoder = new TestEncoder();
+    const auth = new MemoryAuthenticator({
+      passwordEncoder: encoder,
+      users: [new User('alice', encoder.hash('wonderland'))],
+    });
+    expect(await login(auth, 'alice', 'wonderland')).toMatchObject({ kind: 'authenticated' });
+    const alice = auth.findUser('alice') as User;
+    auth.repository.updateUser(alice.withAccountState({ enabled: false }));
+    expect(await login(auth, 'alice', 'wonderland')).toMatchObject({
+      kind: 'failed',
+      reason: 'account-disabled',
+    });
+    auth.repository.updateUser(alice);
+    auth.repository.changePassword('alice', encoder.hash('new'));
+    expect(await login(auth, 'alice', 'wonderland')).toMatchObject({ reason: 'bad-credentials' });
+    expect(await login(auth, 'alice', 'new')).toMatchObject({ kind: 'authenticated' });
   });
 
   it('does not cache a verification that was in flight when the user changed', async () => {
