@@ -77,15 +77,18 @@ export class AccessRevocations {
 
   /** Whether the token is revoked; throws or rejects with an `UnavailableError` when unknown. */
   isRevoked(token: RevocableToken, request?: SecurityRequest): MaybePromise<boolean> {
-    const store = this.#store;
-    const answer = callStore(
-      this.#check,
-      () => store.isRevoked(token.id, token.username, token.issuedAtMs),
-      request,
+    // Called directly (no closure): this runs on every request, cache hits included.
+    let answer: MaybePromise<false | 'id' | 'user'>;
+    try {
+      answer = this.#store.isRevoked(token.id, token.username, token.issuedAtMs);
+    } catch (error) {
+      throw failClosed(this.#check, error);
+    }
+    if (!isPromiseLike(answer)) return this.#read(answer);
+    const pending = answer;
+    return Promise.resolve(callStore(this.#check, () => pending, request)).then((value) =>
+      this.#read(value),
     );
-    return isPromiseLike(answer)
-      ? Promise.resolve(answer).then((value) => this.#read(value))
-      : this.#read(answer);
   }
 
   /** Revokes one verified token until it can no longer verify (`exp` plus the leeway). */

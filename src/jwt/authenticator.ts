@@ -43,6 +43,8 @@ export interface JwtAuthenticatorOptions {
 
 interface CachedUser extends RevocableToken {
   readonly user: AuthenticatedUser;
+  /** Made once per verification: a cache hit allocates no outcome. */
+  readonly outcome: AuthenticationOutcome;
 }
 
 /**
@@ -264,7 +266,7 @@ export class JwtAuthenticator implements Authenticator {
     try {
       const { claims } = await this.#verifier.verify(token, 'access');
       const user = userFromClaims(claims, this.#settings, this.#users);
-      entry = { user, ...revocableOf(claims, token, key) };
+      entry = { user, outcome: Outcome.authenticated(user), ...revocableOf(claims, token, key) };
       exp = claims.exp;
     } catch (error) {
       if (!(error instanceof JwtError)) throw error;
@@ -285,16 +287,17 @@ export class JwtAuthenticator implements Authenticator {
     request: SecurityRequest,
   ): AuthenticationOutcome | Promise<AuthenticationOutcome> {
     const revocations = this.#revocations;
-    if (revocations === undefined) return this.#succeeded(entry.user, request);
+    if (revocations === undefined) return this.#succeeded(entry, request);
     const revoked = revocations.isRevoked(entry, request);
     if (isPromiseLike(revoked)) {
-      return revoked.then((yes) =>
-        yes ? this.#failed('ERR_JWT_REVOKED', request) : this.#succeeded(entry.user, request),
-      );
+      return revoked.then((yes) => this.#decide(yes, entry, request));
     }
-    return revoked
-      ? this.#failed('ERR_JWT_REVOKED', request)
-      : this.#succeeded(entry.user, request);
+    return this.#decide(revoked, entry, request);
+  }
+
+  #decide(revoked: boolean, entry: CachedUser, request: SecurityRequest): AuthenticationOutcome {
+    if (!revoked) return this.#succeeded(entry, request);
+    return this.#failed('ERR_JWT_REVOKED', request, 'invalid_token', entry.username);
   }
 
   #requireRevocations(method: string): AccessRevocations {
@@ -304,36 +307,38 @@ export class JwtAuthenticator implements Authenticator {
     return this.#revocations;
   }
 
-  #succeeded(user: AuthenticatedUser, request: SecurityRequest): AuthenticationOutcome {
+  #succeeded(entry: CachedUser, request: SecurityRequest): AuthenticationOutcome {
     const events = this.#events;
     if (events.hasListeners) {
       events.publish({
         type: 'authentication-success',
-        username: user.username,
+        username: entry.user.username,
         authenticationMethod: 'jwt',
         request: summarize(request),
       });
     }
-    return Outcome.authenticated(user);
+    return entry.outcome;
   }
 
   #failed(
     code: JwtErrorCode,
     request: SecurityRequest,
     kind: 'invalid_token' | 'invalid_request' = 'invalid_token',
+    username?: string,
   ): AuthenticationOutcome {
     const reason = reasonOf(code);
     const events = this.#events;
     if (events.hasListeners) {
       events.publish({
         type: 'authentication-failure',
-        username: undefined,
+        username,
         authenticationMethod: 'jwt',
         reason,
         request: summarize(request),
       });
     }
     return Outcome.failed(reason, {
+      ...(username === undefined ? {} : { username }),
       challenge: {
         scheme: this.#scheme,
         error: kind,

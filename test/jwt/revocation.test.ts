@@ -67,13 +67,15 @@ describe('access-token revocation by jti', () => {
     expect(refused).toEqual({
       kind: 'failed',
       reason: 'revoked-token',
-      username: undefined,
+      // The token verified: its subject is known (for the events; never sent).
+      username: 'alice',
       challenge: REVOKED_CHALLENGE,
     });
     expect(jwt.authenticate(requestWith(bearer(token)))).toBeNull();
     expect(await jwt.getUser(requestWith(bearer(token)))).toBeNull();
     expect(received.at(-1)).toMatchObject({
       type: 'authentication-failure',
+      username: 'alice',
       reason: 'revoked-token',
     });
     await expectJwtError(jwt.validateToken(token), 'ERR_JWT_REVOKED');
