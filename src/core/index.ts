@@ -48,6 +48,7 @@ export {
 } from './request.js';
 export {
   GRANTED,
+  attemptWith,
   authenticateWith,
   type AuthorizationDecision,
   type Authenticator,
