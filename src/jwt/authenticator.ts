@@ -7,7 +7,7 @@ import type { SecurityRequest } from '../core/request.js';
 import type { Authenticator } from '../core/security.js';
 import { User } from '../core/user.js';
 import { isPromiseLike } from '../lib/promise.js';
-import { requireName } from '../lib/validate.js';
+import { rejectUnknownOptions, requireName } from '../lib/validate.js';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call.js';
 import type { RevocationStore } from '../stores/types.js';
 import { AccessRevocations, revocableOf, type RevocableToken } from './access-revocation.js';
@@ -86,6 +86,8 @@ export class JwtAuthenticator implements Authenticator {
     if (typeof options !== 'object' || (options as unknown) === null) {
       throw new ConfigurationError('options', 'must be an object');
     }
+    // A misspelt `revocations` would silently keep a store nobody revokes into.
+    rejectUnknownOptions('JwtAuthenticator', options, ['events', 'revocations', 'storeTimeoutMs']);
     const resolved = config instanceof JwtConfig ? config : JwtConfig.fromOptions(config);
     this.#settings = resolved.resolve();
     this.#verifier = new TokenVerifier(this.#settings);

@@ -302,6 +302,9 @@ describe('revocations: false', () => {
     expect(() => new JwtAuthenticator(new JwtConfig(SECRET), { revocations: {} as never })).toThrow(
       expect.objectContaining({ option: 'revocations' }),
     );
+    expect(
+      () => new JwtAuthenticator(new JwtConfig(SECRET), { revocation: false } as never),
+    ).toThrow(ConfigurationError);
     expect(() => new JwtAuthenticator(new JwtConfig(SECRET), { storeTimeoutMs: 0 })).toThrow(
       expect.objectContaining({ option: 'storeTimeoutMs' }),
     );
