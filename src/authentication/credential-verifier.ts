@@ -186,6 +186,9 @@ export class CredentialVerifier {
       const updated = await users.updatePassword(user, encoded);
       if (updated === null) return undefined;
       this.#config.announce(username);
+      // The user as stored now (a SQL repository reads it back): locked meanwhile, it is
+      // not cached, and the next login is refused.
+      if (accountRefusal(updated) !== undefined) return undefined;
       this.#config.cache?.set(key, { user: updated, presented });
       this.#notify(username, encoded);
       return updated;

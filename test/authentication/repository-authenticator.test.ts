@@ -343,6 +343,23 @@ describe('password upgrade through the repository', () => {
     }
   });
 
+  it('does not cache the upgraded user when the repository reads it back locked', async () => {
+    const { auth, encoder, repository } = repositorySetup();
+    encoder.upgrade = (encoded) => encoded.startsWith('{test}fixed$');
+    // Like SqlUserRepository: a compare-and-set on the hash, then the row as it is now
+    // (an administrator locked the account between the check and the upgrade).
+    repository.updatePassword = (user, encoded) => {
+      const updated = repository.inner.updatePassword(user, encoded);
+      if (updated !== null) repository.inner.updateUser(updated.withAccountState({ locked: true }));
+      return Promise.resolve(repository.inner.findByUsername(user.username));
+    };
+    expect(await login(auth, 'alice', 'wonderland')).toMatchObject({ kind: 'authenticated' });
+    expect(await login(auth, 'alice', 'wonderland')).toMatchObject({
+      kind: 'failed',
+      reason: 'account-locked',
+    });
+  });
+
   it('keeps the login when the repository refuses the compare-and-set', async () => {
     const { auth, encoder, repository } = repositorySetup();
     encoder.upgrade = () => true;
