@@ -44,3 +44,9 @@ export {
   type OAuth2AccountRepository,
   type OAuth2UserCreator,
 } from './account-linking.js';
+export {
+  SqlOAuth2AccountRepository,
+  sqlOAuth2AccountSchema,
+  type SqlOAuth2AccountRepositoryOptions,
+  type SqlOAuth2AccountTables,
+} from './sql-account-repository.js';

@@ -47,7 +47,8 @@ export function quoteTables(tables: SqlUserTables = {}): QuotedTables {
   };
 }
 
-function quoteName(option: string, name: unknown): string {
+/** A validated, quoted SQL name (`name` or `schema.name`). @internal */
+export function quoteName(option: string, name: unknown): string {
   if (typeof name !== 'string') throw new ConfigurationError(option, 'must be a string');
   const parts = name.split('.');
   if (parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
