@@ -1,16 +1,14 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import { requireDeadline } from '../core/deadline.js';
 import { ConfigurationError } from '../core/errors.js';
-import { securityEvents, summarize, type SecurityEvents } from '../core/events.js';
+import { summarize, type SecurityEvents } from '../core/events.js';
 import { Outcome, userOf, type AuthenticationOutcome } from '../core/outcome.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { Authenticator } from '../core/security.js';
 import { User } from '../core/user.js';
 import { isPromiseLike } from '../lib/promise.js';
-import { rejectUnknownOptions, requireName } from '../lib/validate.js';
-import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call.js';
-import type { RevocationStore } from '../stores/types.js';
+import { requireName } from '../lib/validate.js';
 import { AccessRevocations, revocableOf, type RevocableToken } from './access-revocation.js';
+import { readAuthenticatorOptions, type JwtAuthenticatorOptions } from './authenticator-options.js';
 import { BearerHeader, keySetUnavailable, reasonOf } from './bearer.js';
 import { VerifiedTokenCache } from './cache.js';
 import { isCompactJws } from './compact.js';
@@ -21,25 +19,7 @@ import { accessPayload, signToken } from './sign.js';
 import { UserMemo, userFromClaims } from './user-claims.js';
 import { ACCESS_TYPE, TokenVerifier, type VerifiedToken } from './verify.js';
 
-/** Options of {@link JwtAuthenticator} besides its configuration. */
-export interface JwtAuthenticatorOptions {
-  /** Where authentication events go. @defaultValue `securityEvents` */
-  readonly events?: SecurityEvents;
-  /**
-   * Where access-token revocations are kept (`revokeAccessToken`, `revokeUser`),
-   * checked on every authentication, cache hits included. Share one store between
-   * the authenticators of every instance (`RedisRevocationStore`, `portcullis/redis`).
-   * `false` turns revocation off: the check is skipped and the revoke methods throw.
-   * @defaultValue a new `MemoryRevocationStore` (this process only) on the configuration's clock
-   */
-  readonly revocations?: RevocationStore | false;
-  /**
-   * How long an asynchronous answer of the revocation store may take, in milliseconds
-   * (1 to 600,000). Past it the request fails closed: `DeadlineExceededError` (503).
-   * @defaultValue `2_000`
-   */
-  readonly storeTimeoutMs?: number;
-}
+export type { JwtAuthenticatorOptions } from './authenticator-options.js';
 
 interface CachedUser extends RevocableToken {
   readonly user: AuthenticatedUser;
@@ -83,29 +63,14 @@ export class JwtAuthenticator implements Authenticator {
 
   /** @param config - a {@link JwtConfig} or its plain-object form */
   constructor(config: JwtConfig | JwtConfigOptions, options: JwtAuthenticatorOptions = {}) {
-    if (typeof options !== 'object' || (options as unknown) === null) {
-      throw new ConfigurationError('options', 'must be an object');
-    }
-    // A misspelt `revocations` would silently keep a store nobody revokes into.
-    rejectUnknownOptions('JwtAuthenticator', options, ['events', 'revocations', 'storeTimeoutMs']);
     const resolved = config instanceof JwtConfig ? config : JwtConfig.fromOptions(config);
     this.#settings = resolved.resolve();
     this.#verifier = new TokenVerifier(this.#settings);
     const cache = this.#settings.cache;
     this.#cache = cache ? new VerifiedTokenCache(cache.maxEntries, cache.maxAgeSeconds) : undefined;
-    const events = options.events ?? securityEvents;
-    if (typeof (events as Partial<SecurityEvents> | null)?.publish !== 'function') {
-      throw new ConfigurationError('events', 'must be a SecurityEvents publisher');
-    }
+    const { events, revocations } = readAuthenticatorOptions(options, this.#settings.clock);
     this.#events = events;
-    const timeoutMs = requireDeadline(
-      'storeTimeoutMs',
-      options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS,
-    );
-    this.#revocations =
-      options.revocations === false
-        ? undefined
-        : new AccessRevocations(options.revocations, this.#settings.clock, timeoutMs, events);
+    this.#revocations = revocations;
     this.#bearer = new BearerHeader(this.#settings.headerPrefix);
     this.#scheme = this.#settings.headerPrefix.trim() || 'Bearer';
   }
