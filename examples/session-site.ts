@@ -237,6 +237,9 @@ export async function createOAuth2Site(
       repository,
       sessions,
       defaultTarget: '/me',
+      ...(options.spentTransactions === undefined
+        ? {}
+        : { spentTransactions: options.spentTransactions }),
       mapper: (user, { registrationId }) =>
         registrationId === OAUTH2_REGISTRATION_ID ? users.findByUsername(user.subject) : null,
     });
