@@ -9,15 +9,8 @@ import { toRequest, type RequestLike } from './request.js';
 import { seal, unseal, type SessionState } from './codec.js';
 import { SessionConfig, type SessionConfigOptions, type SessionSettings } from './config.js';
 import { sessionCookie } from './cookie.js';
-import {
-  checkOrigin,
-  csrfKeys,
-  isUnsafe,
-  newestId,
-  tokenFor,
-  verifyToken,
-  type CsrfFailure,
-} from './csrf.js';
+import { csrfKeys, isUnsafe, newestId, tokenFor, verifyToken, type CsrfFailure } from './csrf.js';
+import { csrfFailure } from './csrf-check.js';
 import {
   readSessionOptions,
   SessionTooLargeError,
@@ -173,7 +166,7 @@ export class SessionAuthenticator implements Authenticator {
       return this.#invalid(request);
     }
     if (this.#settings.csrf && isUnsafe(request.method)) {
-      const failure = this.#csrf(request, state.sid);
+      const failure = csrfFailure(this.#settings, this.#keys, request, state.sid);
       if (failure !== undefined) return this.#csrfRejected(request, user.username, failure);
     }
     const loadUser = this.#loadUser;
@@ -309,19 +302,6 @@ export class SessionAuthenticator implements Authenticator {
     const state = await unseal(this.#settings, value);
     if (state === undefined) this.#invalid(request);
     return state;
-  }
-
-  #csrf(request: SecurityRequest, sid: string): CsrfFailure | undefined {
-    const origin = checkOrigin(this.#settings, request);
-    if (origin !== undefined && origin !== null) return origin;
-    const token = request.header(this.#settings.csrfHeaderName);
-    if (token !== undefined)
-      return verifyToken(this.#keys, sid, token) ? undefined : 'invalid-token';
-    const type = request.header('content-type')?.split(';', 1)[0]?.trim().toLowerCase();
-    // No browser metadata (a non-browser client, an old browser), or a text/plain body
-    // (what a cross-site form can send, e.g. to a GraphQL endpoint): the token decides.
-    if (origin === null || type === 'text/plain') return 'missing-token';
-    return undefined;
   }
 
   #invalid(request: SecurityRequest): AuthenticationOutcome {
