@@ -1,6 +1,7 @@
 /**
  * A benchmark server process: the example application secured by portcullis
- * (`MODE=secure`; `secure-no-jwt-cache` with the JWT verified-token cache off) or the
+ * (`MODE=secure`; `secure-no-jwt-cache` with the JWT verified-token cache off; on Redis
+ * with `REDIS_URL`) or the
  * same routes with security off (`MODE=bare`). It listens on
  * 127.0.0.1, reports its port over IPC and answers `cpu` messages with its CPU time.
  */
@@ -25,7 +26,12 @@ if (mode === 'bare' || mode === 'headers') {
   };
   if (mode === 'headers') listener = withSecurityHeaders(listener);
 } else {
-  const app = await createApp({ jwtCache: mode !== 'secure-no-jwt-cache' });
+  // REDIS_URL: the users and the security state on Redis (the stores benchmark).
+  const redisUrl = process.env['REDIS_URL'];
+  const app = await createApp({
+    jwtCache: mode !== 'secure-no-jwt-cache',
+    ...(redisUrl === undefined || redisUrl === '' ? {} : { redisUrl }),
+  });
   listener = mode === 'no-headers' ? secureHandler(app.transform, routeRequest) : app.listener;
 }
 

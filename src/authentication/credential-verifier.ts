@@ -38,6 +38,11 @@ export interface CredentialVerifierConfig {
   readonly announce: (username: string) => void;
   /** A real stored hash to check unknown users against when the encoder cannot make a dummy. */
   readonly fallbackHash?: () => string | undefined;
+  /**
+   * Whether announced changes are heard now (the notifier's `listening`): while not,
+   * the cache neither answers nor is filled. @defaultValue always
+   */
+  readonly listening?: () => boolean;
 }
 
 interface Flight {
@@ -78,7 +83,7 @@ export class CredentialVerifier {
   /** Whether the password is the user's. Synchronous on a cache hit. */
   verify(username: string, password: string): VerificationOutcome | Promise<VerificationOutcome> {
     const key = this.#keyer.key(username, password, '');
-    const hit = this.#config.cache?.get(key);
+    const hit = this.#listening() ? this.#config.cache?.get(key) : undefined;
     if (hit !== undefined) return { ok: true, user: hit.user };
     let flight = this.#inFlight.get(key);
     if (flight === undefined) {
@@ -91,6 +96,18 @@ export class CredentialVerifier {
       flight = current;
     }
     return flight.promise;
+  }
+
+  /** Forgets every cached or in-flight verification (changes may have been missed). */
+  forgetAll(): void {
+    this.#changes++;
+    this.#config.cache?.clear();
+    this.#inFlight.clear();
+  }
+
+  #listening(): boolean {
+    const listening = this.#config.listening;
+    return listening === undefined || listening();
   }
 
   /** Forgets every cached or in-flight verification of `username` (its credentials changed). */
@@ -133,7 +150,9 @@ export class CredentialVerifier {
     // Only now, with the password proven, may the account's state be told.
     const refusal = accountRefusal(user);
     if (refusal !== undefined) return { ok: false, reason: refusal };
-    if (changes === this.#changes) this.#config.cache?.set(key, { user, presented: username });
+    if (changes === this.#changes && this.#listening()) {
+      this.#config.cache?.set(key, { user, presented: username });
+    }
     const upgraded = await this.#upgrade(user, password, key, username);
     return { ok: true, user: upgraded ?? user };
   }
@@ -189,7 +208,7 @@ export class CredentialVerifier {
       // The user as stored now (a SQL repository reads it back): locked meanwhile, it is
       // not cached, and the next login is refused.
       if (accountRefusal(updated) !== undefined) return undefined;
-      this.#config.cache?.set(key, { user: updated, presented });
+      if (this.#listening()) this.#config.cache?.set(key, { user: updated, presented });
       this.#notify(username, encoded);
       return updated;
     } catch (error) {

@@ -102,9 +102,15 @@ export class RepositoryAuthenticator<R extends UserRepository = UserRepository>
       this.assertConfigured();
     }
     this.#userChanges = this.#options.userChanges ?? new MemoryUserChangeNotifier();
-    this.#unsubscribe = this.#userChanges.subscribe((username) => {
+    const unsubscribe = this.#userChanges.subscribe((username) => {
       this.#verifier?.forget(username);
     });
+    // Changes of other instances may have been missed (the channel went down).
+    const unsubscribeReset = this.#userChanges.onReset?.(() => this.#verifier?.forgetAll());
+    this.#unsubscribe = () => {
+      unsubscribe();
+      unsubscribeReset?.();
+    };
   }
 
   /**
@@ -314,6 +320,7 @@ export class RepositoryAuthenticator<R extends UserRepository = UserRepository>
         announceUserChange(this.#userChanges, username);
       },
       fallbackHash: () => this.fallbackPasswordHash(),
+      listening: () => this.#userChanges.listening !== false,
     });
     return this.#verifier;
   }

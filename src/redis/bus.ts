@@ -122,9 +122,12 @@ export class InvalidationBus {
     return () => set.delete(handler);
   }
 
-  /** Calls `reset` whenever the channel goes down (the caches drop everything). */
-  onReset(reset: () => void): void {
+  /** Calls `reset` whenever the channel goes down (the caches drop everything); returns the unsubscribe. */
+  onReset(reset: () => void): () => void {
     this.#resets.add(reset);
+    return () => {
+      this.#resets.delete(reset);
+    };
   }
 
   /**

@@ -11,7 +11,9 @@ const USER_CHANGED = 'user';
  * connection). `publish` calls this instance's listeners at once and returns once
  * every other live instance has acknowledged (or after the acknowledgement
  * timeout), so a password changed through one instance is refused by the others
- * from then on. Failures of the publication throw `StoreUnavailableError`. Made by
+ * from then on. While the channel is down, `listening` is `false` (caches of user
+ * data must not be used) and the reset listeners run when it goes down. Failures of
+ * the publication throw `StoreUnavailableError`. Made by
  * {@link createRedisStores}.
  */
 export class RedisUserChangeNotifier implements UserChangeNotifier {
@@ -30,6 +32,16 @@ export class RedisUserChangeNotifier implements UserChangeNotifier {
       USER_CHANGED,
       Buffer.from(username, 'utf16le').toString('base64url'),
     );
+  }
+
+  /** Whether the invalidation channel is live: while it is not, changes of other instances go unheard. */
+  get listening(): boolean {
+    return this.#bus.ready;
+  }
+
+  /** Calls `reset` whenever the channel goes down: changes may have been missed. */
+  onReset(reset: () => void): () => void {
+    return this.#bus.onReset(reset);
   }
 
   subscribe(listener: UserChangeListener): () => void {

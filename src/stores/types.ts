@@ -70,4 +70,15 @@ export interface UserChangeNotifier {
   publish(username: string): MaybePromise<void>;
   /** Calls `listener` on every change announced by any instance; returns the unsubscribe. */
   subscribe(listener: UserChangeListener): () => void;
+  /**
+   * Whether the changes announced by other instances reach this one right now. While
+   * it is `false` (the invalidation channel is down), a cache of user data must
+   * neither answer nor be filled: a change could go unheard. Absent means always.
+   */
+  readonly listening?: boolean;
+  /**
+   * Calls `reset` whenever changes may have been missed (the channel went down):
+   * drop every cached user. Returns the unsubscribe. Absent means never.
+   */
+  onReset?(reset: () => void): () => void;
 }

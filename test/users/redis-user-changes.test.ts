@@ -5,7 +5,7 @@ import { RepositoryAuthenticator } from '../../src/authentication/index.js';
 import { User } from '../../src/index.js';
 import { MemoryUserRepository, type UserRepository } from '../../src/users/index.js';
 import { basic, requestWith, TestEncoder } from '../authentication/helpers.js';
-import { closeAll, instance, type Instance } from '../redis/instances.js';
+import { closeAll, instance, observer, type Instance } from '../redis/instances.js';
 import { startRedis, type TestRedis } from '../support/redis-server.js';
 
 let redis: TestRedis;
@@ -106,6 +106,28 @@ describe('user changes across instances through Redis', () => {
       })
       .toBeGreaterThan(findsBefore + 1);
     expect(users.inner.findByUsername('alice')?.password).not.toBe(encoder.hash('wonderland'));
+    close();
+  });
+
+  it('a change whose announcement was lost while B’s channel was down is not answered from B’s cache', async () => {
+    const { encoder, users, b, login, close } = setup();
+    expect(await login(b, 'wonderland')).toMatchObject({ kind: 'authenticated' }); // cached on B
+    let resets = 0;
+    const stop = two.stores.userChanges.onReset(() => {
+      resets++;
+    });
+    // Cut every subscriber connection (Redis itself stays up): announcements made now are lost.
+    const admin = await observer(redis.url);
+    await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub']);
+    await admin.close();
+    await expect.poll(() => resets > 0 || !two.stores.userChanges.listening).toBe(true);
+    // Changed with no announcement that could reach B.
+    users.inner.changePassword('alice', encoder.hash('looking-glass'));
+    const findsBefore = users.finds;
+    expect(await login(b, 'wonderland')).toMatchObject({ reason: 'bad-credentials' });
+    expect(users.finds).toBe(findsBefore + 1); // asked the repository, not the cache
+    stop();
+    await two.stores.ready(5_000);
     close();
   });
 });
