@@ -219,6 +219,25 @@ describe('a session store that cannot answer fails closed', () => {
     });
   });
 
+  it('a loadUser whose repository is unavailable: 503, and the session is kept', async () => {
+    let down = true;
+    const { sessions } = fixture(
+      {},
+      {
+        loadUser: (name) => {
+          if (down) throw new StoreUnavailableError('sql', 'find-user');
+          return new User(name, '').withRoles(['USER']);
+        },
+      },
+    );
+    const cookie = await sessions.logIn(ALICE);
+    await expect(sessions.attempt(request({ cookie }))).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
+    down = false;
+    expect(await sessions.attempt(request({ cookie }))).toMatchObject({ kind: 'authenticated' });
+  });
+
   it('a full memory store is a 503, not a 500', async () => {
     const clock = testClock();
     const store = new MemorySessionStore({ clock: clock.now, maxRevocations: 1 });
