@@ -16,3 +16,7 @@ export {
   type SqlUserRepositoryOptions,
 } from './sql-user-repository.js';
 export { SQL_USER_SCHEMA, sqlUserSchema, type SqlUserTables } from './sql-user-schema.js';
+export {
+  CachingUserRepository,
+  type CachingUserRepositoryOptions,
+} from './caching-user-repository.js';
