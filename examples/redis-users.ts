@@ -5,6 +5,11 @@
  * `authorities`, JSON arrays). A password change is a compare-and-set run as one
  * Lua script, so two instances changing the same password cannot both win.
  *
+ * With `seeds`, the demo users are created whenever the table is found unseeded (the
+ * marker key `<prefix>seeded` absent: the first start, or a Redis without persistence
+ * that came back empty), before any lookup answers, so a wiped Redis never reads as
+ * "this user is gone" (which would revoke the user's sessions).
+ *
  * The user keys are the application's data, not security state: they have no TTL.
  * Every call has a deadline; past it, or with Redis unreachable, it throws
  * `StoreUnavailableError` and the request fails closed (503 with `Retry-After`).
@@ -28,6 +33,8 @@ export interface RedisUserRepositoryOptions {
   readonly prefix?: string;
   /** The deadline of each command, in milliseconds. @defaultValue `1000` */
   readonly timeoutMs?: number;
+  /** Users created, when absent, whenever the table is unseeded. @defaultValue none */
+  readonly seeds?: readonly SeedUser[];
 }
 
 // Sets the password only while the stored one is still ARGV[1]: 1 when set, 0 when not.
@@ -37,6 +44,11 @@ if redis.call('HGET', KEYS[1], 'password') == ARGV[1] then
   return 1
 end
 return 0`;
+
+// The user's fields, or -1 when the table was never seeded (KEYS[2], the marker, absent).
+const FIND_SEEDED = `
+if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
+return redis.call('HGETALL', KEYS[1])`;
 
 // Creates the user when the key does not exist: 1 when created, 0 when it was there.
 const CREATE_IF_ABSENT = `
@@ -52,8 +64,9 @@ const RETRY_AFTER_SECONDS = 2;
  *
  * @example
  * ```ts
- * const users = new RedisUserRepository({ client });
- * await users.seed([{ username: 'user', encodedPassword, roles: ['USER'], authorities: [] }]);
+ * const seeds = [{ username: 'user', encodedPassword, roles: ['USER'], authorities: [] }];
+ * const users = new RedisUserRepository({ client, seeds });
+ * await users.seed();
  * const auth = new RepositoryAuthenticator({ users, passwordEncoder, userChanges: stores.userChanges });
  * ```
  */
@@ -61,16 +74,23 @@ export class RedisUserRepository implements UserRepository {
   readonly #client: RedisClientLike;
   readonly #prefix: string;
   readonly #timeoutMs: number;
+  readonly #seeds: readonly SeedUser[] | undefined;
+  #seeding: Promise<void> | undefined;
 
   constructor(options: RedisUserRepositoryOptions) {
     this.#client = options.client;
     this.#prefix = options.prefix ?? 'example:users:';
     this.#timeoutMs = options.timeoutMs ?? 1000;
+    this.#seeds = options.seeds;
   }
 
   /** The user stored under exactly this username, or `null`. */
   async findByUsername(username: string): Promise<User | null> {
-    const reply = await this.#send('find-user', ['HGETALL', this.#key(username)]);
+    let reply = await this.#find(username);
+    if (reply === -1) {
+      await this.#seedOnce();
+      reply = await this.#find(username);
+    }
     const fields = fieldsOf(reply);
     const password = fields.get('password');
     if (password === undefined) return null;
@@ -95,10 +115,13 @@ export class RedisUserRepository implements UserRepository {
     return changed === 1 ? user.withEncodedPassword(newEncodedPassword) : null;
   }
 
-  /** Creates each user that is not stored yet (a user already there is left as it is). */
-  async seed(users: readonly SeedUser[]): Promise<number> {
+  /**
+   * Creates each seed user that is not stored yet (a user already there is left as
+   * it is), then marks the table seeded; answers how many were created.
+   */
+  async seed(): Promise<number> {
     let created = 0;
-    for (const user of users) {
+    for (const user of this.#seeds ?? []) {
       const reply = await this.#send('seed-user', [
         'EVAL',
         CREATE_IF_ABSENT,
@@ -110,11 +133,37 @@ export class RedisUserRepository implements UserRepository {
       ]);
       if (reply === 1) created++;
     }
+    await this.#send('seed-user', ['SET', this.#seededKey(), '1']);
     return created;
+  }
+
+  #find(username: string): Promise<unknown> {
+    const key = this.#key(username);
+    return this.#seeds === undefined
+      ? this.#send('find-user', ['HGETALL', key])
+      : this.#send('find-user', ['EVAL', FIND_SEEDED, '2', key, this.#seededKey()]);
+  }
+
+  /** One seeding at a time: concurrent lookups of an unseeded table wait for the same one. */
+  async #seedOnce(): Promise<void> {
+    this.#seeding ??= this.seed().then(
+      () => {
+        this.#seeding = undefined;
+      },
+      (error: unknown) => {
+        this.#seeding = undefined;
+        throw error;
+      },
+    );
+    await this.#seeding;
   }
 
   #key(username: string): string {
     return `${this.#prefix}${username}`;
+  }
+
+  #seededKey(): string {
+    return `${this.#prefix}seeded`;
   }
 
   async #send(operation: string, args: readonly string[]): Promise<unknown> {

@@ -8,8 +8,8 @@
  *   log out everywhere), access-token revocations, spent OAuth2 transactions, and
  *   the announcements of changed users that drop cached credentials. The users are
  *   in the same Redis ({@link RedisUserRepository}, the app's own code), seeded
- *   with the demo users when they are absent (at start, and again after a Redis
- *   without persistence came back empty).
+ *   with the demo users when they are absent (at start, and again before any lookup
+ *   should a Redis without persistence come back empty).
  */
 import { MemoryUserRepository, User, type UserRepository, type PasswordEncoder } from 'portcullis';
 import { connectRedis, createRedisStores, type RedisStores } from 'portcullis/redis';
@@ -107,15 +107,16 @@ async function redisStores(
     client.destroy();
     throw error;
   }
-  const users = new RedisUserRepository({ client, prefix: USERS_PREFIX });
-  await users.seed(seeds);
-  // A Redis without persistence that restarted is empty: seed the users again once
-  // the connection is back (a user still there is left as it is). The first 'ready'
-  // was before this listener.
-  const reseed = (): void => {
-    users.seed(seeds).catch(onError);
-  };
-  client.on('ready', reseed);
+  // Seeded now, and again before any lookup should a Redis without persistence come
+  // back empty (a user still there is left as it is).
+  const users = new RedisUserRepository({ client, prefix: USERS_PREFIX, seeds });
+  try {
+    await users.seed();
+  } catch (error) {
+    stores.close();
+    client.destroy();
+    throw error;
+  }
   // Invalidations are live before the first request (until then checks ask Redis).
   await stores.ready();
   return {
@@ -127,7 +128,6 @@ async function redisStores(
     spentIds: stores.spentIds,
     userChanges: stores.userChanges,
     async close() {
-      client.off('ready', reseed);
       stores.close();
       // A clean QUIT, unless Redis is away (then the socket is dropped after a second).
       let timer: NodeJS.Timeout | undefined;
