@@ -10,7 +10,7 @@
  *   of the user issued until now are revoked, this request's included. The client
  *   logs in again with the new password. 200 `{ "passwordChanged": true }`; 403
  *   when the current password is wrong; 409 when the password changed meanwhile.
- * - `POST /logout/everywhere`: revokes every session, refresh-token family and
+ * - `POST /logout/everywhere` `{}`: revokes every session, refresh-token family and
  *   access token of the user, on every instance; 200 `{ "loggedOutEverywhere": true }`
  *   and the session cookie deleted.
  *
@@ -87,6 +87,10 @@ export function createAccountRoutes(options: AccountRoutesOptions): Record<strin
     },
     'POST /logout/everywhere': async (req, res) => {
       const username = requireUser(req);
+      // A JSON body (`{}`): a cross-site form cannot send one without a CORS
+      // preflight, so a browser's cached HTTP Basic credentials cannot be made to
+      // log the user out from another site (session cookies have their CSRF check).
+      if ((await readJson(req, res)) === undefined) return;
       await logOutEverywhere(username);
       json(res, 200, { loggedOutEverywhere: true }, await sessions.logOut(req));
     },

@@ -104,22 +104,34 @@ describe('POST /account/password', () => {
 
 describe('POST /logout/everywhere', () => {
   it('needs a login, refuses a cross-site post, and ends every session and token of the user', async () => {
-    expect((await post('/logout/everywhere', {})).status).toBe(401);
+    expect((await post('/logout/everywhere', {}, {})).status).toBe(401);
     const first = await logIn('user');
     const second = await logIn('user');
-    const forged = await post('/logout/everywhere', {
-      cookie: first,
-      origin: 'https://evil.example',
-      'sec-fetch-site': 'cross-site',
-    });
+    const forged = await post(
+      '/logout/everywhere',
+      { cookie: first, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      {},
+    );
     expect(forged.status).toBe(403);
+    // A browser's cached Basic credentials, from a cross-site form (no JSON without a
+    // CORS preflight): refused before anything is revoked.
+    const basicForm = await fetch(`${server.origin}/logout/everywhere`, {
+      method: 'POST',
+      headers: {
+        authorization: basic('user', 'user-password'),
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'https://evil.example',
+      },
+      body: 'x=1',
+    });
+    expect(basicForm.status).toBe(415);
     expect(await status('/profile', { cookie: second })).toBe(200);
 
-    const out = await post('/logout/everywhere', {
-      cookie: first,
-      origin: server.origin,
-      'sec-fetch-site': 'same-origin',
-    });
+    const out = await post(
+      '/logout/everywhere',
+      { cookie: first, origin: server.origin, 'sec-fetch-site': 'same-origin' },
+      {},
+    );
     expect(out.status).toBe(200);
     expect(await out.json()).toEqual({ loggedOutEverywhere: true });
     expect(await status('/profile', { cookie: first })).toBe(401);

@@ -91,10 +91,15 @@ describe('three example instances on one Redis', () => {
     for (const headers of [{ cookie: onA }, { cookie: onB }, bearer(access_token)]) {
       expect(await statusesOn(instances, headers)).toEqual(everywhere(instances, 200));
     }
-    const everywhereOut = await call(a, '/logout/everywhere', {
-      method: 'POST',
-      headers: { cookie: onA, ...sameOrigin(a) },
-    });
+    const everywhereOut = await postJson(
+      a,
+      '/logout/everywhere',
+      {},
+      {
+        cookie: onA,
+        ...sameOrigin(a),
+      },
+    );
     expect(everywhereOut.status).toBe(200);
     for (const headers of [{ cookie: onA }, { cookie: onB }, bearer(access_token)]) {
       expect(await statusesOn(instances, headers)).toEqual(everywhere(instances, 401));
@@ -230,10 +235,7 @@ describe('three example instances on one Redis', () => {
     // Nothing but "unavailable" before "back": never a 500, never a 401.
     expect([...seen].filter((status) => status !== 200 && status !== 503)).toEqual([]);
     // State written after the restart expires too.
-    const logout = await call(b, '/logout/everywhere', {
-      method: 'POST',
-      headers: { cookie, ...sameOrigin(b) },
-    });
+    const logout = await postJson(b, '/logout/everywhere', {}, { cookie, ...sameOrigin(b) });
     expect(logout.status).toBe(200);
     expect(await statusesOn(instances, { cookie })).toEqual(everywhere(instances, 401));
     expect(await expectEveryKeyHasTtl()).toBeGreaterThan(0);
