@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DEFAULT_DEADLINES } from '../core/deadline.js';
 import { DeadlineExceededError, UnavailableError } from '../core/errors.js';
 import type { AuthenticationFailureReason } from '../core/events.js';
-import type { User } from '../core/user.js';
+import { accountRefusal, type User } from '../core/user.js';
 import { withDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
 import type { Semaphore } from '../lib/semaphore.js';
@@ -276,15 +276,6 @@ export class CredentialVerifier {
     const name = error instanceof Error ? error.name : typeof error;
     process.emitWarning(`portcullis: ${what} (${name})`, { code: 'PORTCULLIS_AUTHENTICATION' });
   }
-}
-
-/** Why a user whose password matched may still not log in (Spring's checks, in its order). @internal */
-export function accountRefusal(user: User): AuthenticationFailureReason | undefined {
-  if (user.locked) return 'account-locked';
-  if (!user.enabled) return 'account-disabled';
-  if (user.accountExpired) return 'account-expired';
-  if (user.credentialsExpired) return 'credentials-expired';
-  return undefined;
 }
 
 function isEncodingError(error: unknown): boolean {

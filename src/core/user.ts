@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { ImmutableSet } from '../lib/immutable-set.js';
 import { requireName, requireNames } from '../lib/validate.js';
+import type { AuthenticationFailureReason } from './events.js';
 
 /**
  * The state of an account (Spring's `enabled`, `accountNonLocked`,
@@ -164,4 +165,23 @@ function flag(state: Partial<AccountState>, name: keyof AccountState): boolean {
   if (value === undefined) return ACTIVE[name];
   if (typeof value !== 'boolean') throw new TypeError(`${name}: must be a boolean`);
   return value;
+}
+
+/**
+ * Why an account may not be used now, as the failure reason of its event, or
+ * `undefined` when it may: locked, disabled, expired, or (unless `credentials` is
+ * `false`, for what proves no password: a session, an OAuth2 login) its password
+ * expired.
+ *
+ * @internal
+ */
+export function accountRefusal(
+  user: User,
+  options: { readonly credentials?: boolean } = {},
+): AuthenticationFailureReason | undefined {
+  if (user.locked) return 'account-locked';
+  if (!user.enabled) return 'account-disabled';
+  if (user.accountExpired) return 'account-expired';
+  if (options.credentials !== false && user.credentialsExpired) return 'credentials-expired';
+  return undefined;
 }

@@ -34,6 +34,8 @@ export type JwtErrorCode =
   | 'ERR_JWT_REVOKED'
   /** The refresh token's user no longer exists. */
   | 'ERR_JWT_UNKNOWN_USER'
+  /** The refresh token's user is locked, disabled or expired, or its password expired (the family is kept). */
+  | 'ERR_JWT_ACCOUNT_INACTIVE'
   /** Signing failed (no private key, a key the runtime refuses, …). */
   | 'ERR_JWT_SIGNING_FAILED';
 
@@ -75,5 +77,6 @@ export const DESCRIPTIONS: Readonly<Record<JwtErrorCode, string>> = Object.freez
   ERR_JWT_REFRESH_REUSED: 'The refresh token was already used',
   ERR_JWT_REVOKED: 'The token was revoked',
   ERR_JWT_UNKNOWN_USER: 'The token user is unknown',
+  ERR_JWT_ACCOUNT_INACTIVE: 'The token user may not log in now',
   ERR_JWT_SIGNING_FAILED: 'The token could not be signed',
 });

@@ -5,7 +5,7 @@ import {
   type SecurityEvents,
 } from '../core/events.js';
 import { deadlineExceeded } from '../core/deadline.js';
-import type { User } from '../core/user.js';
+import { accountRefusal, type User } from '../core/user.js';
 import { withDeadline } from '../lib/deadline.js';
 import { awaitStore, type StoreCallSite } from '../stores/call.js';
 import type { JwtSettings } from './config.js';
@@ -136,6 +136,12 @@ export class RefreshRotator {
     if (user === null || user === undefined || user.username !== sub) {
       await this.revokeFamily(claims, nowMs, request);
       throw this.#fail('ERR_JWT_UNKNOWN_USER', 'The refresh token user is unknown', sub, request);
+    }
+    const refusal = accountRefusal(user);
+    if (refusal !== undefined) {
+      // Locked, disabled or expired: refused, the family kept (an unlocked account refreshes again).
+      this.#publishFailure(refusal, sub, request);
+      throw new JwtError('ERR_JWT_ACCOUNT_INACTIVE', 'The refresh token user may not log in now');
     }
     const nextJti = randomUUID();
     const [accessToken, next] = await Promise.all([

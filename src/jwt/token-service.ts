@@ -167,7 +167,9 @@ export class JwtTokenService {
    *   the other verification codes; `ERR_JWT_REFRESH_REUSED` (a spent token: the
    *   family is revoked); `ERR_JWT_REVOKED` (a revoked family or user);
    *   `ERR_JWT_UNKNOWN_USER` (`loadUser` found no user with the token's username:
-   *   the family is revoked)
+   *   the family is revoked); `ERR_JWT_ACCOUNT_INACTIVE` (the user is locked,
+   *   disabled or expired, or its password expired: the token is not spent and the
+   *   family is kept, so the account refreshes again once it may)
    * @throws UnavailableError (503) when the store cannot answer in time
    *   (`StoreUnavailableError`, `DeadlineExceededError`) or the default store is full
    *   of live records (`RefreshStoreFullError`); the token is not spent

@@ -199,6 +199,7 @@ function translate(error: unknown, remote: boolean): JwtError {
     ERR_JWT_REFRESH_REUSED: 'The refresh token was already used',
     ERR_JWT_REVOKED: 'The token was revoked',
     ERR_JWT_UNKNOWN_USER: 'The token user is unknown',
+    ERR_JWT_ACCOUNT_INACTIVE: 'The token user may not log in now',
     ERR_JWT_SIGNING_FAILED: 'The token could not be signed',
   };
   return new JwtError(code, message[code], { cause: error });

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { User } from '../core/user.js';
+import { User, accountRefusal } from '../core/user.js';
 import { requireInteger } from '../lib/validate.js';
 import { MemoryStoreFullError } from '../stores/errors.js';
 import type { UserRepository } from '../users/repository.js';
@@ -113,7 +113,7 @@ export function accountLinkingMapper(options: AccountLinkingOptions): OAuth2User
 /** The user when its account may log in; `null` (refused) otherwise. */
 function usable(user: unknown): User | null {
   if (!(user instanceof User)) return null;
-  return user.enabled && !user.locked && !user.accountExpired ? user : null;
+  return accountRefusal(user, { credentials: false }) === undefined ? user : null;
 }
 
 /** Options of {@link MemoryOAuth2AccountRepository}. */

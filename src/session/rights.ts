@@ -2,7 +2,7 @@ import { deadlineExceeded } from '../core/deadline.js';
 import { DeadlineExceededError, UnavailableError } from '../core/errors.js';
 import type { SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
-import type { User } from '../core/user.js';
+import { accountRefusal, type User } from '../core/user.js';
 import { withDeadline } from '../lib/deadline.js';
 
 /**
@@ -35,6 +35,8 @@ export async function sameRights(
   return (
     current !== null &&
     current.username === user.username &&
+    // A locked, disabled or expired account ends its sessions (an expired password does not).
+    accountRefusal(current, { credentials: false }) === undefined &&
     sameSet(current.roles, user.roles) &&
     sameSet(current.authorities, user.authorities)
   );

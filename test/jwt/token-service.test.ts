@@ -373,3 +373,26 @@ describe('JwtTokenService: configuration', () => {
     await expect(service.refresh(token, null as never)).rejects.toBeInstanceOf(ConfigurationError);
   });
 });
+
+describe('JwtTokenService: a refresh of an account that may not log in now', () => {
+  it.each([
+    ['locked', { locked: true }, 'account-locked'],
+    ['disabled', { enabled: false }, 'account-disabled'],
+    ['expired', { accountExpired: true }, 'account-expired'],
+    ['with an expired password', { credentialsExpired: true }, 'credentials-expired'],
+  ] as const)('%s: refused, the token not spent, the family kept', async (_, state, reason) => {
+    const { service, users, loadUser, events, alice } = setup();
+    const pair = await service.generateTokenPair(alice);
+    users.set('alice', alice.withAccountState(state));
+    expect(await codeOf(service.refresh(pair.refreshToken, loadUser))).toBe(
+      'ERR_JWT_ACCOUNT_INACTIVE',
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'authentication-failure', username: 'alice', reason }),
+    );
+    // Usable again: the same token refreshes (it was not spent, its family not revoked).
+    users.set('alice', alice);
+    const next = await service.refresh(pair.refreshToken, loadUser);
+    expect(next.refreshToken).not.toBe(pair.refreshToken);
+  });
+});
