@@ -141,12 +141,12 @@ export async function createApp(options: AppOptions = {}): Promise<{
   }).refreshExpirationDays(7);
   // The service's authenticator checks its access-token revocations on every request.
   const jwt = tokens.authenticator;
-  const endpoints = tokenEndpoints({ authenticator, tokens, users });
+  const endpoints = tokenEndpoints({ authenticator, tokens, users: stores.readers });
   // Sessions for the server-rendered site (/login, /me); the cookie also
   // authenticates the page's calls to /trpc and /graphql.
   const { sessions, summary } = createSessions(
     options.session ?? sessionOptionsFromEnv(),
-    users,
+    stores.readers,
     stores.sessions,
   );
   const devProvider = options.oauth2DevProvider;

@@ -11,7 +11,13 @@
  *   with the demo users when they are absent (at start, and again before any lookup
  *   should a Redis without persistence come back empty).
  */
-import { MemoryUserRepository, User, type UserRepository, type PasswordEncoder } from 'portcullis';
+import {
+  CachingUserRepository,
+  MemoryUserRepository,
+  User,
+  type UserRepository,
+  type PasswordEncoder,
+} from 'portcullis';
 import { connectRedis, createRedisStores, type RedisStores } from 'portcullis/redis';
 import type { RefreshTokenStore } from 'portcullis/jwt';
 import type { SessionStore } from 'portcullis/session';
@@ -37,6 +43,12 @@ export interface ExampleStores {
   readonly mode: 'memory' | 'redis';
   /** The users, with a compare-and-set `updatePassword` (password changes). */
   readonly users: UserRepository & Required<Pick<UserRepository, 'updatePassword'>>;
+  /**
+   * The users for what reads one on every request (the session and refresh
+   * `loadUser`): on Redis, cached in memory and dropped on every instance when a change
+   * is announced (`CachingUserRepository`), so a session request pays no round trip.
+   */
+  readonly readers: UserRepository;
   /** For `SessionAuthenticator` (`undefined`: its in-memory default). */
   readonly sessions: SessionStore | undefined;
   /** For `JwtTokenService` (`undefined`: its in-memory default). */
@@ -83,6 +95,7 @@ export async function createExampleStores(options: ExampleStoresOptions): Promis
     return {
       mode: 'memory',
       users,
+      readers: users,
       sessions: undefined,
       refreshTokens: undefined,
       accessTokens: undefined,
@@ -122,6 +135,7 @@ async function redisStores(
   return {
     mode: 'redis',
     users,
+    readers: new CachingUserRepository(users, { userChanges: stores.userChanges }),
     sessions: stores.sessions,
     refreshTokens: stores.refreshTokens,
     accessTokens: stores.accessTokens,
