@@ -159,8 +159,13 @@ export class CachedRevocations {
     return recordKey(this.#redis.prefix, kind, value);
   }
 
+  /**
+   * The local cache's key: the kind (which has no `:`) then the value as it is — a Map
+   * key needs no encoding, and the hot path no Buffer — unless it is long (hashed;
+   * an encoded part never starts with `=`, so the two forms cannot meet).
+   */
   #cacheKey(kind: KeyKind, value: string): string {
-    return `${kind}:${encodeKeyPart(value)}`;
+    return `${kind}:${value.length <= 256 ? `=${value}` : encodeKeyPart(value)}`;
   }
 }
 
