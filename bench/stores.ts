@@ -11,7 +11,15 @@
  *   rounds: what a warm local revocation cache leaves of the Redis round trips.
  */
 import { randomBytes } from 'node:crypto';
-import { User } from 'portcullis';
+import {
+  AuthenticationManager,
+  MemoryRevocationStore,
+  SecurityTransform,
+  User,
+  createSecurityRequest,
+  type SecurityRequest,
+} from 'portcullis';
+import { MemorySessionStore, SessionAuthenticator, type SessionStore } from 'portcullis/session';
 import {
   JwtConfig,
   JwtTokenService,
@@ -38,7 +46,15 @@ export interface StoresRequestRow {
   readonly overheads: readonly number[];
 }
 
+/** The pipeline in process: ns per request, one per round. */
+export interface InProcessRow {
+  readonly route: string;
+  readonly store: string;
+  readonly nanos: readonly number[];
+}
+
 export interface StoresResult {
+  readonly inProcess: readonly InProcessRow[];
   readonly refresh: readonly RefreshRow[];
   readonly requests: readonly StoresRequestRow[];
 }
@@ -83,6 +99,105 @@ async function benchRefresh(
     for (let round = 0; round < options.rounds; round++) {
       for (const [index, { service }] of services.entries()) {
         rows[index]!.perSecond.push(await refreshFor(service, options.seconds));
+      }
+    }
+    return rows;
+  } finally {
+    stores.close();
+    await client.close();
+  }
+}
+
+/** Sequential awaited calls of `fn`: ns per call. */
+async function timeAsync(fn: () => unknown, iterations: number): Promise<number> {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i++) await fn();
+  return Number(process.hrtime.bigint() - start) / iterations;
+}
+
+/**
+ * `SecurityTransform.handle` in this process with a bearer token and with a session
+ * cookie, the stores on memory and on Redis (the local revocation caches warm), in
+ * alternating rounds: portcullis' own cost of each store, without HTTP's noise.
+ */
+async function benchInProcess(redisUrl: string, rounds: number): Promise<InProcessRow[]> {
+  const client = await connectRedis(redisUrl);
+  const stores = createRedisStores({ client, prefix: 'bench-pipeline:' });
+  try {
+    await stores.ready();
+    const user = new User('bench-user', '', ['USER']);
+    const secret = randomBytes(32).toString('base64url');
+    const password = randomBytes(32).toString('base64url');
+    const setups = await Promise.all(
+      [
+        {
+          store: 'memory',
+          revocations: new MemoryRevocationStore(),
+          sessions: new MemorySessionStore() as SessionStore,
+        },
+        {
+          store: 'Redis',
+          revocations: stores.accessTokens,
+          sessions: stores.sessions as SessionStore,
+        },
+      ].map(async ({ store, revocations, sessions: sessionStore }) => {
+        const tokens = new JwtTokenService(new JwtConfig(secret), { revocations });
+        const sessions = new SessionAuthenticator(
+          { passwords: password, dangerouslyAllowInsecureCookie: true },
+          { store: sessionStore },
+        );
+        const transform = new SecurityTransform({
+          authenticator: AuthenticationManager.anyOf(tokens.authenticator, sessions),
+        });
+        const token = (await tokens.generateTokenPair(user)).accessToken;
+        const cookie = (await sessions.logIn(user)).split(';', 1)[0] ?? '';
+        const request = (name: string, value: string): SecurityRequest =>
+          createSecurityRequest({
+            method: 'GET',
+            url: '/api/profile',
+            header: (header) => (header === name ? value : undefined),
+            clientAddress: '127.0.0.1',
+          });
+        return {
+          store,
+          // A new request each time: an authenticator may keep what it read on the request.
+          bearer: () => request('authorization', `Bearer ${token}`),
+          session: () => request('cookie', cookie),
+          transform,
+        };
+      }),
+    );
+    const routes = [
+      {
+        route: 'bearer JWT (cache on)',
+        pick: (s: (typeof setups)[number]) => s.bearer,
+        iterations: 20_000,
+      },
+      {
+        route: 'session cookie',
+        pick: (s: (typeof setups)[number]) => s.session,
+        iterations: 1_000,
+      },
+    ];
+    const rows: InProcessRow[] = [];
+    for (const { route, pick, iterations } of routes) {
+      for (const setup of setups) {
+        const outcome = await setup.transform.handle(pick(setup)());
+        if (!outcome.proceed || outcome.user?.username !== 'bench-user') {
+          throw new Error(`${setup.store} ${route}: the request was not authenticated`);
+        }
+        await timeAsync(() => setup.transform.handle(pick(setup)()), iterations); // warm-up
+      }
+      const perStore = setups.map(() => [] as number[]);
+      for (let round = 0; round < rounds; round++) {
+        for (const [index, setup] of setups.entries()) {
+          perStore[index]!.push(
+            await timeAsync(() => setup.transform.handle(pick(setup)()), iterations),
+          );
+        }
+      }
+      for (const [index, setup] of setups.entries()) {
+        rows.push({ route, store: setup.store, nanos: perStore[index]! });
       }
     }
     return rows;
@@ -218,9 +333,10 @@ export async function benchStores(options: {
 }): Promise<StoresResult> {
   const redis = await startRedis();
   try {
+    const inProcess = await benchInProcess(redis.url, Math.max(5, options.rounds));
     const refresh = await benchRefresh(redis.url, options);
     const requests = await benchRequests(redis, options);
-    return { refresh, requests };
+    return { inProcess, refresh, requests };
   } finally {
     await redis.stop();
   }
@@ -234,8 +350,24 @@ const median = (values: readonly number[]): number => {
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 };
 
-export function printStores({ refresh, requests }: StoresResult): void {
+export function printStores({ inProcess, refresh, requests }: StoresResult): void {
   console.log('\n## Stores: memory and Redis\n');
+  console.log(
+    '`SecurityTransform.handle` in process (no HTTP), the stores on memory and on Redis with the local revocation caches warm, alternating rounds; µs per request, median and range:\n',
+  );
+  console.log('| request | store | µs/request (median) | range | Redis / memory |');
+  console.log('|---|---|---:|---|---:|');
+  for (const row of inProcess) {
+    const memoryRow = inProcess.find((r) => r.route === row.route && r.store === 'memory');
+    const ratio =
+      row.store === 'Redis' && memoryRow !== undefined
+        ? fmt(median(row.nanos) / median(memoryRow.nanos), 2)
+        : '';
+    console.log(
+      `| ${row.route} | ${row.store} | ${fmt(median(row.nanos) / 1000, 2)} | ${fmt(Math.min(...row.nanos) / 1000, 2)} – ${fmt(Math.max(...row.nanos) / 1000, 2)} | ${ratio} |`,
+    );
+  }
+  console.log('');
   console.log(
     `Refreshes per second (${CHAINS} refresh chains at once in one process, alternating rounds; median and range):\n`,
   );
