@@ -5,9 +5,9 @@ import { Outcome, userOf, type AuthenticationOutcome } from '../core/outcome.js'
 import type { SecurityRequest } from '../core/request.js';
 import type { Authenticator } from '../core/security.js';
 import { User } from '../core/user.js';
-import { TtlCache } from '../lib/ttl-cache.js';
 import { toRequest, type RequestLike } from './request.js';
 import { seal, unseal, type SessionState } from './codec.js';
+import { OpenedCookies } from './opened-cookies.js';
 import { SessionConfig, type SessionConfigOptions, type SessionSettings } from './config.js';
 import { sessionCookie } from './cookie.js';
 import { csrfKeys, isUnsafe, newestId, tokenFor, verifyToken, type CsrfFailure } from './csrf.js';
@@ -68,11 +68,8 @@ export class SessionAuthenticator implements Authenticator {
   readonly #keys: ReadonlyMap<string, Buffer>;
   readonly #newest: string;
   readonly #states = new WeakMap<SecurityRequest, Promise<SessionState | undefined>>();
-  /** Recently opened cookies by their exact sealed value (see `unsealCache`), or `null`. */
-  readonly #opened: TtlCache<
-    string,
-    { readonly state: SessionState; readonly sealExpiresAtMs: number }
-  > | null;
+  /** Recently opened cookies (see `unsealCache`), or `null`. */
+  readonly #opened: OpenedCookies | null;
   #lastStamp = 0;
 
   /** @param config - a {@link SessionConfig} or its plain-object form */
@@ -88,7 +85,7 @@ export class SessionAuthenticator implements Authenticator {
     this.#loadUser = read.loadUser;
     this.#loadUserTimeoutMs = read.loadUserTimeoutMs;
     this.#clock = read.clock;
-    this.#opened = read.unsealCache === null ? null : new TtlCache(read.unsealCache);
+    this.#opened = read.unsealCache === null ? null : new OpenedCookies(read.unsealCache);
     this.#keys = csrfKeys(this.#settings);
     this.#newest = newestId(this.#settings);
   }
@@ -307,20 +304,13 @@ export class SessionAuthenticator implements Authenticator {
 
   async #open(request: SecurityRequest, value: string): Promise<SessionState | undefined> {
     const cached = this.#opened?.get(value);
-    // Within the seal's own expiry as iron reads it (system clock, 60 s of skew); past
-    // it the cookie is unsealed again, and refused.
-    if (cached !== undefined && Date.now() <= cached.sealExpiresAtMs + IRON_SKEW_MS) {
-      return cached.state;
-    }
+    if (cached !== undefined) return cached;
     const state = await unseal(this.#settings, value);
     if (state === undefined) {
       this.#invalid(request);
       return undefined;
     }
-    const frozen = freezeState(state);
-    const sealExpiresAtMs = sealExpiry(value);
-    if (sealExpiresAtMs !== undefined) this.#opened?.set(value, { state: frozen, sealExpiresAtMs });
-    return frozen;
+    return this.#opened?.remember(value, state) ?? state;
   }
 
   #invalid(request: SecurityRequest): AuthenticationOutcome {
@@ -364,33 +354,4 @@ export class SessionAuthenticator implements Authenticator {
       // A faulty custom publisher must not break the request.
     }
   }
-}
-
-/** A state shared by the requests that present the same cookie: frozen, its lists too. */
-function freezeState(state: SessionState): SessionState {
-  const user = state.user;
-  return Object.freeze({
-    sid: state.sid,
-    iat: state.iat,
-    user:
-      user === undefined
-        ? undefined
-        : Object.freeze({
-            username: user.username,
-            roles: Object.freeze([...user.roles]),
-            authorities: Object.freeze([...user.authorities]),
-          }),
-  });
-}
-
-/** iron's allowance for clock skew past a seal's expiry (its `timestampSkewSec`, 60). */
-const IRON_SKEW_MS = 60_000;
-
-/**
- * The expiry (epoch ms) written in an iron seal — `Fe26.2*id*salt*iv*data*expiry*salt*mac` —
- * read only from a seal that just unsealed (so it is authentic); `undefined` without one.
- */
-function sealExpiry(value: string): number | undefined {
-  const expiry = Number(value.split('*')[5]);
-  return Number.isSafeInteger(expiry) && expiry > 0 ? expiry : undefined;
 }
