@@ -60,9 +60,6 @@ export interface TokenEndpoints {
   readonly fetch: (request: Request) => Promise<Response | undefined>;
 }
 
-/** The account could not use a refresh now (disabled, locked, expired); the family is kept. */
-class InactiveAccount extends Error {}
-
 /**
  * Ready-made JSON token endpoints (RFC 6749's resource-owner password and refresh
  * grants, answered as §5.1 token responses):
@@ -98,7 +95,7 @@ class InactiveAccount extends Error {}
 export function tokenEndpoints(options: TokenEndpointsOptions): TokenEndpoints {
   const settings = readTokenEndpointsOptions(options);
   const { loginPath, refreshPath, maxBodyBytes, formBodies } = settings;
-  const loadUser = activeUserLoader(settings.loadUser);
+  const loadUser = failClosedUserLoader(settings.loadUser);
   const refuse = (refusal: TokenRefusal, headers?: Readonly<Record<string, string>>) =>
     tokenError(refusal, headers, settings.errorResponse);
 
@@ -239,8 +236,6 @@ async function refresh(
   try {
     return tokenSuccess(await settings.tokens.refresh(refreshToken, loadUser, { request }));
   } catch (error) {
-    if (error instanceof InactiveAccount)
-      return tokenError('badRefreshToken', {}, settings.errorResponse);
     if (error instanceof JwtError && error.code !== 'ERR_JWT_SIGNING_FAILED') {
       return tokenError('badRefreshToken', {}, settings.errorResponse);
     }
@@ -249,11 +244,11 @@ async function refresh(
 }
 
 /**
- * The refresh's user loader: a repository that fails is unavailable (503), and an
- * account that may not log in now (disabled, locked, expired) is refused without
- * ending its family, so an unlocked account refreshes again.
+ * The refresh's user loader: a repository that fails is unavailable (503). An account
+ * that may not log in now is refused by the token service itself
+ * (`ERR_JWT_ACCOUNT_INACTIVE`, the family kept).
  */
-function activeUserLoader(loadUser: LoadUser): LoadUser {
+function failClosedUserLoader(loadUser: LoadUser): LoadUser {
   return async (username) => {
     let user;
     try {
@@ -262,11 +257,6 @@ function activeUserLoader(loadUser: LoadUser): LoadUser {
       if (error instanceof UnavailableError) throw error;
       throw new StoreUnavailableError('user-repository', 'load-user', 5, { cause: error });
     }
-    if (user !== null && user !== undefined && !isActive(user)) throw new InactiveAccount();
     return user;
   };
-}
-
-function isActive(user: User): boolean {
-  return user.enabled && !user.locked && !user.accountExpired && !user.credentialsExpired;
 }
