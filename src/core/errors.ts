@@ -90,6 +90,41 @@ export class UnavailableError extends PortcullisError {
 }
 
 /**
+ * The client made too many attempts or requests: a login throttle refused a
+ * credential check before any hashing, or a rate limit was reached. HTTP 429 with
+ * `Retry-After`, tRPC `TOO_MANY_REQUESTS`, GraphQL `extensions.code`
+ * `TOO_MANY_REQUESTS`. It is an {@link UnavailableError} (the request is refused for
+ * now, never let through anonymously) whose status is 429, not 503: branch on `code`.
+ * `limiter` names what refused (`login`, or a rate limit's name) and `scope` the
+ * counter (`username`, `address`, or the rate limit's key kind); neither holds the
+ * username or the address.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof TooManyRequestsError) reply(429, { 'retry-after': String(error.retryAfter) });
+ * ```
+ */
+export class TooManyRequestsError extends UnavailableError {
+  override readonly code = 'ERR_TOO_MANY_REQUESTS';
+  /** What refused: `login` (credential checks) or the name of a rate limit. */
+  readonly limiter: string;
+  /** Which counter refused: `username`, `address`, `user` or `key`. */
+  readonly scope: string;
+
+  /** @param retryAfter - seconds until the counter lets the client try again (at least 1) */
+  constructor(limiter: string, scope: string, retryAfter: number, options?: ErrorOptions) {
+    super(`Too many requests (${limiter}, ${scope})`, retryAfter, options);
+    this.limiter = limiter;
+    this.scope = scope;
+  }
+}
+
+/** The HTTP status of an {@link UnavailableError}: 429 for a {@link TooManyRequestsError}, else 503. @internal */
+export function retryLaterStatus(error: UnavailableError): 429 | 503 {
+  return error instanceof TooManyRequestsError ? 429 : 503;
+}
+
+/**
  * An await on user code or I/O (a password encoder, a custom expression function, a
  * user loader, a key-set fetch, a whole authentication) did not settle within its
  * deadline. `operation` names what timed out (e.g. `password-encoder`), `timeoutMs`

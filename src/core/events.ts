@@ -148,6 +148,37 @@ export interface DeadlineExceededEvent {
   readonly request: RequestSummary | undefined;
 }
 
+/**
+ * A login throttle or a rate limit refused a request (429 with `Retry-After`). For a
+ * login, published once per refused attempt, before any password was checked.
+ */
+export interface ThrottledEvent {
+  readonly type: 'throttled';
+  /** `login` for credential checks, else the rate limit's name. */
+  readonly limiter: string;
+  /** The counter that refused: `username`, `address`, `user` or `key`. */
+  readonly scope: string;
+  /** The username the attempt named, for a login throttled by username or address. */
+  readonly username: string | undefined;
+  /** Seconds until the client may try again. */
+  readonly retryAfter: number;
+  readonly request: RequestSummary | undefined;
+}
+
+/**
+ * The store of a login throttle or rate limit could not answer, and the limiter
+ * followed its policy: `fail-closed` (the request was refused with 503) or
+ * `fail-open` (the request went on uncounted).
+ */
+export interface ThrottleStoreFailureEvent {
+  readonly type: 'throttle-store-failure';
+  readonly limiter: string;
+  readonly policy: 'fail-closed' | 'fail-open';
+  /** The store error's `code` (e.g. `ERR_STORE_UNAVAILABLE`, `ERR_DEADLINE_EXCEEDED`). */
+  readonly error: string;
+  readonly request: RequestSummary | undefined;
+}
+
 /** Every security event. */
 export type SecurityEvent =
   | AuthenticationSuccessEvent
@@ -159,7 +190,9 @@ export type SecurityEvent =
   | LogoutEvent
   | SessionRevokedEvent
   | CsrfRejectedEvent
-  | DeadlineExceededEvent;
+  | DeadlineExceededEvent
+  | ThrottledEvent
+  | ThrottleStoreFailureEvent;
 
 export type SecurityEventType = SecurityEvent['type'];
 

@@ -9,6 +9,7 @@ export {
   PortcullisError,
   RequestRejectedError,
   StoreUnavailableError,
+  TooManyRequestsError,
   UnavailableError,
 } from './errors.js';
 export {
@@ -39,6 +40,8 @@ export {
   type SecurityEvent,
   type SecurityEventListener,
   type SecurityEventType,
+  type ThrottledEvent,
+  type ThrottleStoreFailureEvent,
   type UnknownPasswordEncoderEvent,
 } from './events.js';
 export {

@@ -82,3 +82,88 @@ export interface UserChangeNotifier {
    */
   onReset?(reset: () => void): () => void;
 }
+
+/**
+ * The rule of one throttled key (see {@link ThrottleStore.acquire}): `max` attempts
+ * are let through in a fixed window of `windowMs`; the attempt that reaches `max`
+ * blocks the key for `delayMs`, and every attempt let through after a block doubles
+ * the block, up to `maxDelayMs`.
+ */
+export interface ThrottleRule {
+  readonly max: number;
+  readonly windowMs: number;
+  readonly delayMs: number;
+  readonly maxDelayMs: number;
+}
+
+/** What {@link ThrottleStore.acquire} answered. */
+export type ThrottleAdmission =
+  | {
+      readonly allowed: true;
+      /** The attempts counted, this one included. */
+      readonly count: number;
+    }
+  | {
+      readonly allowed: false;
+      /** The attempts counted (this one not counted). */
+      readonly count: number;
+      /** When the key lets an attempt through again (epoch ms). */
+      readonly retryAtMs: number;
+    };
+
+/** The state of a throttled key (see {@link ThrottleStore.peek}). */
+export interface ThrottleState {
+  readonly count: number;
+  /** Until when the key refuses attempts (epoch ms); `0` or a past time when it does not. */
+  readonly blockedUntilMs: number;
+}
+
+/** What {@link ThrottleStore.hit} answered: a fixed window's request count. */
+export interface WindowCount {
+  /** The requests counted in the window, this one included. */
+  readonly count: number;
+  /** When the window ends and the count starts again (epoch ms). */
+  readonly resetAtMs: number;
+}
+
+/**
+ * The counters of the login throttles and the rate limits. Every operation is atomic
+ * (of any number of concurrent calls on one key, none is lost) and writes its key
+ * with an expiry in the same step: no key lives forever. Keys are made by the
+ * limiters (`login:u:<hash>`, `login:a:<address>`, `rate:<name>:<key>`), never
+ * holding a raw username.
+ *
+ * Unlike the other stores, a counter may be forgotten early when an in-memory store
+ * is full (the least recently used first): that lets at most one more window of
+ * attempts through on that key, while failing closed would let a flood of fresh keys
+ * shut every login.
+ */
+export interface ThrottleStore {
+  /**
+   * A credential check is about to run on `key`. Atomically:
+   * - while the key is blocked (`blockedUntilMs > nowMs`): refuse, count nothing;
+   * - else count the attempt (`count + 1`; a new key expires `windowMs` from now);
+   *   when the count is at least `rule.max`, block the key until
+   *   `nowMs + min(maxDelayMs, delayMs × 2^(count − max))` and keep it at least
+   *   `windowMs` past the block.
+   */
+  acquire(key: string, rule: ThrottleRule, nowMs: number): MaybePromise<ThrottleAdmission>;
+  /** The key's state, or `null` when it has none (never counted, or expired). Counts nothing. */
+  peek(key: string, nowMs: number): MaybePromise<ThrottleState | null>;
+  /**
+   * A checked credential was right: `'reset'` forgets the key (a username's
+   * counter); `'refund'` takes back one attempt (an address's counter, which then
+   * counts failures only) and lifts the block when fewer than `rule.max` remain.
+   */
+  release(
+    key: string,
+    how: 'reset' | 'refund',
+    rule: ThrottleRule,
+    nowMs: number,
+  ): MaybePromise<void>;
+  /**
+   * A request is counted against a rate limit: atomically adds one to the key's count
+   * in its fixed window (a new window of `windowMs` starts when none is running).
+   */
+  hit(key: string, windowMs: number, nowMs: number): MaybePromise<WindowCount>;
+}
