@@ -9,6 +9,7 @@ import { RedisRevocationStore } from './revocation-store.js';
 import { CachedRevocations } from './revocations.js';
 import { RedisSessionStore } from './session-store.js';
 import { RedisSpentIdStore } from './spent-id-store.js';
+import { RedisThrottleStore } from './throttle-store.js';
 import { RedisUserChangeNotifier } from './user-change-notifier.js';
 
 /** Options of {@link createRedisStores}. */
@@ -86,6 +87,11 @@ export interface RedisStores {
   readonly accessTokens: RedisRevocationStore;
   /** Spent one-time ids (OAuth2 login transactions). */
   readonly spentIds: RedisSpentIdStore;
+  /**
+   * The counters of the login throttles and rate limits (`store` of `LoginThrottle`
+   * and `rateLimit`): attempts counted once across every instance.
+   */
+  readonly throttle: RedisThrottleStore;
   /** Tells every instance that a user changed (drops cached credentials). */
   readonly userChanges: RedisUserChangeNotifier;
   /**
@@ -121,6 +127,7 @@ const KNOWN = [
  * const stores = createRedisStores({ client, prefix: 'myapp:' });
  * const tokens = new JwtTokenService(config, { store: stores.refreshTokens });
  * const sessions = new SessionAuthenticator({ password, store: stores.sessions });
+ * // stores.throttle: the login throttles' and rate limits' counters
  * ```
  */
 export function createRedisStores(options: RedisStoresOptions): RedisStores {
@@ -199,6 +206,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     }),
     accessTokens: new RedisRevocationStore(tokenRevocations),
     spentIds: new RedisSpentIdStore(redis),
+    throttle: new RedisThrottleStore(redis),
     userChanges: new RedisUserChangeNotifier(bus, onError),
     ready: (wait = timeoutMs) => bus.whenReady(wait),
     close() {

@@ -2,7 +2,8 @@
  * Every store of portcullis on Redis (node-redis, the `redis` package, an optional
  * peer): one security state shared by every instance of an application — refresh
  * token families, session and access-token revocations, spent one-time ids, user
- * changes. Start with {@link createRedisStores}.
+ * changes, the counters of login throttles and rate limits. Start with
+ * {@link createRedisStores}.
  *
  * @module portcullis/redis
  */
@@ -17,4 +18,5 @@ export { RedisRefreshTokenStore } from './refresh-token-store.js';
 export { RedisRevocationStore } from './revocation-store.js';
 export { RedisSessionStore } from './session-store.js';
 export { RedisSpentIdStore } from './spent-id-store.js';
+export { RedisThrottleStore } from './throttle-store.js';
 export { RedisUserChangeNotifier } from './user-change-notifier.js';

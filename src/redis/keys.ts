@@ -42,11 +42,11 @@ export function requirePrefix(prefix: unknown): string {
  * The kinds of record, each a short tag in the key:
  * `fam` a refresh-token family, `ru` a refresh-token user revocation,
  * `s` / `su` a session / session-user revocation, `t` / `tu` an access-token /
- * access-token-user revocation, `sp` a spent id.
+ * access-token-user revocation, `sp` a spent id, `th` a throttle or rate-limit counter.
  *
  * @internal
  */
-export type KeyKind = 'fam' | 'ru' | 's' | 'su' | 't' | 'tu' | 'sp';
+export type KeyKind = 'fam' | 'ru' | 's' | 'su' | 't' | 'tu' | 'sp' | 'th';
 
 /**
  * The key of a record: `<prefix>{<kind>:<encoded id>}` (+ `:<suffix>`). The braces

@@ -74,3 +74,99 @@ redis.call('SET', KEYS[1], '1', 'PX', ttl)
 redis.call('DEL', KEYS[2])
 return 1
 `);
+
+// The throttle scripts (RedisThrottleStore). One hash per key: `n` the count, `u`
+// blocked until (epoch ms; absent or `0` when not blocked), `e` when the record
+// ends (epoch ms, by the caller's clock, so a record ends when the memory store's
+// would). A record whose `e` has passed, or that does not parse, is absent and
+// dropped. The key's TTL follows `e` (never shortened; a key found without one gets
+// it back), so Redis drops the key even if it is never met again. Computed times are
+// written with `%.17g`, which reads back as the same double.
+
+const THROTTLE_RECORD = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local rec = redis.call('HMGET', key, 'n', 'u', 'e')
+local n, u, e = tonumber(rec[1]), tonumber(rec[2]) or 0, tonumber(rec[3])
+local live = n ~= nil and e ~= nil and n >= 0 and e > now and e < math.huge
+if not live then
+  redis.call('DEL', key)
+  n, u, e = 0, 0, nil
+end
+local function ms(x) return string.format('%.17g', x) end
+local function keep(until_ms)
+  local ttl = math.max(1, math.ceil(until_ms - now))
+  if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ms(ttl)) end
+end
+`;
+
+/**
+ * A login throttle's attempt (`ThrottleStore.acquire`).
+ * KEYS[1] the key's hash. ARGV nowMs, max, windowMs, delayMs, maxDelayMs.
+ * Answers `{'1', count}` (let through) or `{'0', count, blockedUntilMs}`.
+ *
+ * @internal
+ */
+export const THROTTLE_ACQUIRE = luaScript(`${THROTTLE_RECORD}
+local max, window = tonumber(ARGV[2]), tonumber(ARGV[3])
+local delay, maxDelay = tonumber(ARGV[4]), tonumber(ARGV[5])
+if live and u > now then
+  keep(e)
+  return {'0', tostring(n), ms(u)}
+end
+if not live then e = now + window end
+n = n + 1
+if n >= max then
+  local block = math.min(maxDelay, delay * 2 ^ math.min(n - max, 40))
+  u = now + block
+  if u + window > e then e = u + window end
+end
+redis.call('HSET', key, 'n', tostring(n), 'u', ms(u), 'e', ms(e))
+keep(e)
+return {'1', tostring(n)}
+`);
+
+/**
+ * The state of a throttled key (`ThrottleStore.peek`); counts nothing.
+ * KEYS[1] the key's hash. ARGV nowMs.
+ * Answers `{count, blockedUntilMs}`, or `{}` when the key has no record.
+ *
+ * @internal
+ */
+export const THROTTLE_PEEK = luaScript(`${THROTTLE_RECORD}
+if not live then return {} end
+keep(e)
+return {tostring(n), ms(u)}
+`);
+
+/**
+ * Takes back one attempt (`ThrottleStore.release(…, 'refund')`) and lifts the block
+ * when fewer than `max` remain.
+ * KEYS[1] the key's hash. ARGV nowMs, max.
+ *
+ * @internal
+ */
+export const THROTTLE_REFUND = luaScript(`${THROTTLE_RECORD}
+if not live then return 0 end
+n = math.max(0, n - 1)
+if n < tonumber(ARGV[2]) then u = 0 end
+redis.call('HSET', key, 'n', tostring(n), 'u', ms(u))
+keep(e)
+return 1
+`);
+
+/**
+ * A request counted against a rate limit (`ThrottleStore.hit`): one more in the
+ * key's fixed window, a new window of `windowMs` when none is running.
+ * KEYS[1] the key's hash. ARGV nowMs, windowMs.
+ * Answers `{count, resetAtMs}`.
+ *
+ * @internal
+ */
+export const THROTTLE_HIT = luaScript(`${THROTTLE_RECORD}
+if not live then e = now + tonumber(ARGV[2]) end
+n = n + 1
+redis.call('HSET', key, 'n', tostring(n), 'e', ms(e))
+keep(e)
+return {tostring(n), ms(e)}
+`);
