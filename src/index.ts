@@ -20,3 +20,4 @@ export * from './cors/index.js';
 export * from './transform/index.js';
 export * from './stores/index.js';
 export * from './users/index.js';
+export * from './throttle/index.js';

@@ -4,6 +4,7 @@ import type { SecurityEvents } from '../core/events.js';
 import { requireInteger } from '../lib/validate.js';
 import type { PasswordEncoder } from '../password/index.js';
 import type { UserChangeNotifier } from '../stores/types.js';
+import { LoginThrottle } from '../throttle/login-throttle.js';
 import type { UserRepository } from '../users/repository.js';
 
 /** Options of the verified-credential cache of {@link PasswordAuthenticatorOptions.cache}. */
@@ -92,6 +93,16 @@ export interface PasswordAuthenticatorOptions {
    */
   readonly events?: SecurityEvents;
   /**
+   * Slows password guessing (see `LoginThrottle`): after 5 failures for a username,
+   * or 100 from a client address, in 15 minutes, attempts are refused before any
+   * hashing with 429 and `Retry-After`, for growing delays. Share one throttle (on a
+   * shared store across instances) with the form login, token endpoints and OAuth2
+   * routes; `false` turns throttling off (only behind another limiter).
+   * @defaultValue a new `LoginThrottle()`: memory counters of this authenticator only,
+   *   client addresses from the socket (no proxy trusted)
+   */
+  readonly throttle?: LoginThrottle | false;
+  /**
    * Called after a successful login re-encoded a password that
    * `passwordEncoder.upgradeEncoding()` flagged and the repository stored it. Not
    * awaited; a throw or rejection is reported as a process warning and never fails
@@ -125,6 +136,7 @@ export interface ResolvedAuthenticatorOptions {
   readonly userChanges: UserChangeNotifier | undefined;
   readonly events: SecurityEvents | undefined;
   readonly onPasswordUpgrade: PasswordAuthenticatorOptions['onPasswordUpgrade'];
+  readonly throttle: LoginThrottle | undefined;
 }
 
 /** The option names of {@link RepositoryAuthenticatorOptions}. @internal */
@@ -140,6 +152,7 @@ export const AUTHENTICATOR_OPTIONS: ReadonlySet<string> = new Set([
   'userChanges',
   'events',
   'onPasswordUpgrade',
+  'throttle',
 ]);
 const CACHE_OPTIONS = new Set(['maxEntries', 'ttlMs', 'now']);
 const DID_YOU_MEAN: ReadonlyMap<string, string> = new Map([
@@ -157,6 +170,8 @@ const DID_YOU_MEAN: ReadonlyMap<string, string> = new Map([
   ['repository', 'users'],
   ['userRepository', 'users'],
   ['notifier', 'userChanges'],
+  ['limiter', 'throttle'],
+  ['rateLimit', 'throttle'],
 ]);
 
 /**
@@ -186,7 +201,15 @@ export function resolveAuthenticatorOptions(
   if (onPasswordUpgrade !== undefined && typeof onPasswordUpgrade !== 'function') {
     throw new ConfigurationError('onPasswordUpgrade', 'must be a function');
   }
+  const throttle = options.throttle;
+  if (throttle !== undefined && throttle !== false && !(throttle instanceof LoginThrottle)) {
+    throw new ConfigurationError('throttle', 'must be a LoginThrottle or false');
+  }
   return {
+    throttle:
+      throttle === false
+        ? undefined
+        : (throttle ?? new LoginThrottle(events === undefined ? {} : { events })),
     cache: resolveCache(options.cache),
     maxConcurrentVerifications: requireInteger(
       'maxConcurrentVerifications',

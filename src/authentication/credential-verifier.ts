@@ -8,6 +8,8 @@ import { isPromiseLike } from '../lib/promise.js';
 import type { Semaphore } from '../lib/semaphore.js';
 import type { TtlCache } from '../lib/ttl-cache.js';
 import type { PasswordEncoder } from '../password/index.js';
+import type { LimitedRequest } from '../throttle/limiter-store.js';
+import type { LoginAttemptResult, LoginThrottle } from '../throttle/login-throttle.js';
 import { CredentialKeyer } from './credential-key.js';
 import type { RepositoryCalls } from './repository-calls.js';
 
@@ -43,6 +45,8 @@ export interface CredentialVerifierConfig {
    * the cache neither answers nor is filled. @defaultValue always
    */
   readonly listening?: () => boolean;
+  /** Counts the checks per username and address, refusing throttled ones before any hashing. */
+  readonly throttle?: LoginThrottle | undefined;
 }
 
 interface Flight {
@@ -80,15 +84,27 @@ export class CredentialVerifier {
     this.#config = config;
   }
 
-  /** Whether the password is the user's. Synchronous on a cache hit. */
-  verify(username: string, password: string): VerificationOutcome | Promise<VerificationOutcome> {
+  /**
+   * Whether the password is the user's. Synchronous on a cache hit (with a
+   * synchronous throttle store). A throttled username or address rejects with a
+   * `TooManyRequestsError` before anything is checked, a cached right password too.
+   */
+  verify(
+    username: string,
+    password: string,
+    request?: LimitedRequest,
+  ): VerificationOutcome | Promise<VerificationOutcome> {
     const key = this.#keyer.key(username, password, '');
     const hit = this.#listening() ? this.#config.cache?.get(key) : undefined;
-    if (hit !== undefined) return { ok: true, user: hit.user };
+    if (hit !== undefined) {
+      const known: VerificationOutcome = { ok: true, user: hit.user };
+      const checked = this.#config.throttle?.verified(username, request);
+      return isPromiseLike(checked) ? checked.then(() => known) : known;
+    }
     let flight = this.#inFlight.get(key);
     if (flight === undefined) {
       const names = new Set([username]);
-      const promise = this.#attempt(key, names, username, password).finally(() => {
+      const promise = this.#throttled(key, names, username, password, request).finally(() => {
         if (this.#inFlight.get(key) === current) this.#inFlight.delete(key);
       });
       const current: Flight = { names, promise };
@@ -119,6 +135,31 @@ export class CredentialVerifier {
     for (const [key, flight] of this.#inFlight) {
       if (flight.names.has(username)) this.#inFlight.delete(key);
     }
+  }
+
+  /** {@link CredentialVerifier.#attempt}, admitted by the throttle and its result recorded there. */
+  async #throttled(
+    key: string,
+    names: Set<string>,
+    username: string,
+    password: string,
+    request: LimitedRequest | undefined,
+  ): Promise<VerificationOutcome> {
+    const throttle = this.#config.throttle;
+    if (throttle === undefined) return this.#attempt(key, names, username, password);
+    // A synchronous store (memory) admits without a turn of the event loop.
+    const admitted = throttle.admit(username, request);
+    const attempt = isPromiseLike(admitted) ? await admitted : admitted;
+    let outcome: VerificationOutcome;
+    try {
+      outcome = await this.#attempt(key, names, username, password);
+    } catch (error) {
+      await attempt.settle('unchecked');
+      throw error;
+    }
+    const settled = attempt.settle(throttleResult(outcome));
+    if (isPromiseLike(settled)) await settled;
+    return outcome;
   }
 
   async #attempt(
@@ -275,6 +316,23 @@ export class CredentialVerifier {
     }
     const name = error instanceof Error ? error.name : typeof error;
     process.emitWarning(`portcullis: ${what} (${name})`, { code: 'PORTCULLIS_AUTHENTICATION' });
+  }
+}
+
+/** How a verification counts for the throttle: a right password (whatever the account's state), a guess that failed, or no check. */
+function throttleResult(outcome: VerificationOutcome): LoginAttemptResult {
+  if (outcome.ok) return 'matched';
+  switch (outcome.reason) {
+    case 'unknown-user':
+    case 'bad-credentials':
+      return 'failed';
+    case 'account-disabled':
+    case 'account-locked':
+    case 'account-expired':
+    case 'credentials-expired':
+      return 'matched';
+    default:
+      return 'unchecked';
   }
 }
 

@@ -255,7 +255,7 @@ export class RepositoryAuthenticator<R extends UserRepository = UserRepository>
     if (!input.ok)
       return this.#report({ ok: false, reason: input.reason }, undefined, method, request);
     const { username } = input;
-    const outcome = verifier.verify(username, input.password);
+    const outcome = verifier.verify(username, input.password, request);
     if (!isPromiseLike(outcome)) return this.#report(outcome, username, method, request);
     return outcome.then(
       (o) => this.#report(o, username, method, request),
@@ -321,6 +321,7 @@ export class RepositoryAuthenticator<R extends UserRepository = UserRepository>
       },
       fallbackHash: () => this.fallbackPasswordHash(),
       listening: () => this.#userChanges.listening !== false,
+      throttle: options.throttle,
     });
     return this.#verifier;
   }

@@ -1,10 +1,11 @@
 import { GraphQLError, type ASTNode } from 'graphql';
-import type { UnavailableError } from '../core/errors.js';
+import { TooManyRequestsError, type UnavailableError } from '../core/errors.js';
 
 /**
  * The `GraphQLError` of a request or field that failed closed because a dependency
  * could not answer (a deadline passed, a store is down): `extensions.code`
- * `SERVICE_UNAVAILABLE`, `extensions.http` 503 with `Retry-After`. The portcullis
+ * `SERVICE_UNAVAILABLE`, `extensions.http` 503 with `Retry-After`; refused by a
+ * throttle or rate limit (a `TooManyRequestsError`): `TOO_MANY_REQUESTS`, 429. The portcullis
  * error is its `originalError`; the message says nothing of what timed out.
  *
  * @internal
@@ -15,13 +16,19 @@ export function unavailableError(
   path?: readonly (string | number)[],
 ): GraphQLError {
   const seconds = String(error.retryAfter);
-  return new GraphQLError('The service is unavailable, try again later', {
-    ...(nodes === undefined ? {} : { nodes }),
-    ...(path === undefined ? {} : { path }),
-    originalError: error,
-    extensions: {
-      code: 'SERVICE_UNAVAILABLE',
-      http: { status: 503, headers: { 'retry-after': seconds } },
+  const throttled = error instanceof TooManyRequestsError;
+  return new GraphQLError(
+    throttled
+      ? 'Too many requests, try again later'
+      : 'The service is unavailable, try again later',
+    {
+      ...(nodes === undefined ? {} : { nodes }),
+      ...(path === undefined ? {} : { path }),
+      originalError: error,
+      extensions: {
+        code: throttled ? 'TOO_MANY_REQUESTS' : 'SERVICE_UNAVAILABLE',
+        http: { status: throttled ? 429 : 503, headers: { 'retry-after': seconds } },
+      },
     },
-  });
+  );
 }

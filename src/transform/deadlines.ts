@@ -1,5 +1,5 @@
 import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
-import { ConfigurationError, type UnavailableError } from '../core/errors.js';
+import { ConfigurationError, retryLaterStatus, type UnavailableError } from '../core/errors.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { SecurityResponse } from '../core/security.js';
 import { errorResponse } from '../authorization/index.js';
@@ -57,8 +57,9 @@ export function resolveDeadlines(options: SecurityDeadlineOptions | undefined): 
 }
 
 /**
- * The response to a request that failed closed because a dependency could not answer:
- * 503 with `Retry-After` (the error's seconds), the body following the Accept header,
+ * The response to a request that failed closed because a dependency could not answer
+ * (503), or that a throttle or rate limit refused (429, a `TooManyRequestsError`):
+ * with `Retry-After` (the error's seconds), the body following the Accept header,
  * nothing from the error in it.
  *
  * @internal
@@ -67,5 +68,7 @@ export function unavailableResponse(
   error: UnavailableError,
   request: SecurityRequest,
 ): SecurityResponse {
-  return errorResponse(503, request, { headers: { 'retry-after': String(error.retryAfter) } });
+  return errorResponse(retryLaterStatus(error), request, {
+    headers: { 'retry-after': String(error.retryAfter) },
+  });
 }

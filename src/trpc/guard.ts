@@ -4,6 +4,7 @@ import { SecurityContext } from '../core/context.js';
 import {
   AccessDeniedError,
   AuthenticationRequiredError,
+  TooManyRequestsError,
   UnavailableError,
 } from '../core/errors.js';
 import { summarize, type SecurityEvents } from '../core/events.js';
@@ -87,12 +88,20 @@ export function authorize(
 
 /**
  * The `TRPCError` of a request that failed closed because a dependency could not
- * answer (a deadline passed, a store is down): `SERVICE_UNAVAILABLE` (HTTP 503), with
- * the portcullis error as its cause and no detail in the message.
+ * answer (a deadline passed, a store is down): `SERVICE_UNAVAILABLE` (HTTP 503); or
+ * that a throttle or rate limit refused: `TOO_MANY_REQUESTS` (429). The portcullis
+ * error is its cause (its `retryAfter` becomes `Retry-After`); no detail in the message.
  *
  * @internal
  */
 export function unavailable(error: UnavailableError): TRPCError {
+  if (error instanceof TooManyRequestsError) {
+    return new TRPCError({
+      code: 'TOO_MANY_REQUESTS',
+      message: 'Too many requests, try again later',
+      cause: error,
+    });
+  }
   return new TRPCError({
     code: 'SERVICE_UNAVAILABLE',
     message: 'The service is unavailable, try again later',

@@ -1,0 +1,310 @@
+import { ConfigurationError, TooManyRequestsError } from '../core/errors.js';
+import { isPromiseLike } from '../lib/promise.js';
+import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
+import type {
+  MaybePromise,
+  ThrottleAdmission,
+  ThrottleRule,
+  ThrottleState,
+} from '../stores/types.js';
+import { durationMs, type Duration } from './duration.js';
+import {
+  FAILED_OPEN,
+  LimiterStore,
+  hashedKey,
+  secondsUntil,
+  type LimitedRequest,
+  type LimiterOptions,
+} from './limiter-store.js';
+
+/** One counter of a {@link LoginThrottle}: how many failures in a window before delays begin, and how long they are. */
+export interface LoginThrottleRuleOptions {
+  /** Failed attempts let through in a window; the one that reaches it starts the first delay. */
+  readonly max?: number;
+  /** The fixed window the failures are counted in. @defaultValue `'15m'` */
+  readonly window?: Duration;
+  /** The first delay; each attempt let through after a delay doubles it. @defaultValue `'1m'` */
+  readonly delay?: Duration;
+  /** The longest delay. @defaultValue `'15m'` */
+  readonly maxDelay?: Duration;
+}
+
+/** Options of {@link LoginThrottle}. */
+export interface LoginThrottleOptions extends LimiterOptions {
+  /**
+   * The counter per username (case and Unicode compatibility forms folded, so
+   * `Alice` and `ALICE` share it), or `false` for none.
+   * @defaultValue `{ max: 5, window: '15m', delay: '1m', maxDelay: '15m' }`
+   */
+  readonly username?: LoginThrottleRuleOptions | false;
+  /**
+   * The counter per client address (IPv6 by its /64; see `trustedProxies`), or
+   * `false` for none. Successful logins are taken back from it, so it counts failures.
+   * @defaultValue `{ max: 100, window: '15m', delay: '1m', maxDelay: '15m' }`
+   */
+  readonly address?: LoginThrottleRuleOptions | false;
+}
+
+/** How a checked credential came out, for {@link LoginAttempt.settle}. */
+export type LoginAttemptResult =
+  /** The password was right (whatever the account's state): the username's counter is forgotten, the address's attempt taken back. */
+  | 'matched'
+  /** A wrong password or an unknown user: the attempt stays counted. */
+  | 'failed'
+  /** The credential was not checked after all (the server was busy): the attempt is taken back. */
+  | 'unchecked';
+
+/** A credential check admitted by {@link LoginThrottle.admit}; settle it once it is known how it came out. */
+export interface LoginAttempt {
+  /** Records the result. Never rejects: a store failure here is published and ignored (the counter stays higher). */
+  settle(result: LoginAttemptResult): MaybePromise<void>;
+}
+
+const USERNAME_DEFAULTS = { max: 5, window: '15m', delay: '1m', maxDelay: '15m' } as const;
+const ADDRESS_DEFAULTS = { max: 100, window: '15m', delay: '1m', maxDelay: '15m' } as const;
+const OPTIONS = [
+  'store',
+  'username',
+  'address',
+  'trustedProxies',
+  'forwardedHeader',
+  'onStoreFailure',
+  'storeTimeoutMs',
+  'events',
+  'clock',
+];
+
+interface Counter {
+  readonly scope: 'username' | 'address';
+  readonly key: string;
+  readonly rule: ThrottleRule;
+}
+
+const NOTHING_TO_SETTLE: LoginAttempt = Object.freeze({ settle: () => undefined });
+
+/**
+ * Slows password guessing: every credential check (HTTP Basic, form login, token
+ * login, refresh, OAuth2 callback) is counted per username and per client address.
+ * After `max` failures in a window, further attempts are refused **before any
+ * hashing** with a {@link TooManyRequestsError} (429 with `Retry-After`, a
+ * `throttled` event) for a delay that doubles with each attempt let through after
+ * it, up to `maxDelay`: temporary, growing delays, never a permanent lock (that is
+ * the repository's `locked` account state, set by the application). A right
+ * password forgets the username's counter.
+ *
+ * Counting is atomic in the store (an attempt is counted when it is admitted, so a
+ * concurrent burst cannot slip past the limit), and the same for every username,
+ * known or not: a throttled answer tells nothing of who exists. Share one throttle
+ * (and one store: `createRedisStores(…).throttle` across instances) between every
+ * place that checks credentials.
+ *
+ * @example
+ * ```ts
+ * const throttle = new LoginThrottle({ store: stores.throttle, trustedProxies: 1 });
+ * const auth = new RepositoryAuthenticator({ users, passwordEncoder, throttle });
+ * ```
+ */
+export class LoginThrottle {
+  readonly #store: LimiterStore;
+  readonly #username: ThrottleRule | undefined;
+  readonly #address: ThrottleRule | undefined;
+
+  constructor(options: LoginThrottleOptions = {}) {
+    if (typeof options !== 'object' || (options as unknown) === null) {
+      throw new ConfigurationError('options', 'must be an object');
+    }
+    rejectUnknownOptions('LoginThrottle', options, OPTIONS);
+    this.#store = new LimiterStore('login', options);
+    this.#username = resolveRule('username', options.username, USERNAME_DEFAULTS);
+    this.#address = resolveRule('address', options.address, ADDRESS_DEFAULTS);
+  }
+
+  /**
+   * A credential naming `username` is about to be checked: counts the attempt, or
+   * throws a {@link TooManyRequestsError} when the username or the client's address
+   * is throttled (nothing is checked then). Throws an `UnavailableError` when the
+   * store cannot answer and the policy is `fail-closed`. Synchronous on a
+   * synchronous store.
+   */
+  admit(username: string | undefined, request?: LimitedRequest): MaybePromise<LoginAttempt> {
+    const counters = this.#counters(username, request);
+    if (counters.length === 0) return NOTHING_TO_SETTLE;
+    const admitted: Counter[] = [];
+    const next = (index: number): MaybePromise<LoginAttempt> => {
+      for (let i = index; i < counters.length; i++) {
+        const counter = counters[i] as Counter;
+        const now = this.#store.clock();
+        const answer = this.#store.call(
+          () => this.#store.store.acquire(counter.key, counter.rule, now),
+          request,
+        );
+        if (isPromiseLike(answer)) {
+          return answer.then((a) => {
+            this.#admitted(a, counter, admitted, username, request, now);
+            return next(i + 1);
+          });
+        }
+        this.#admitted(answer, counter, admitted, username, request, now);
+      }
+      return this.#attempt(admitted, request);
+    };
+    return next(0);
+  }
+
+  /**
+   * A credential naming `username` is already known to be right (a cached
+   * verification): throws like {@link LoginThrottle.admit} when the username or
+   * address is throttled — a right password must not get through a throttle that a
+   * guess would meet — else forgets the username's counter. Counts nothing.
+   */
+  verified(username: string, request?: LimitedRequest): MaybePromise<void> {
+    const counters = this.#counters(username, request);
+    const now = this.#store.clock();
+    const states = counters.map((counter) =>
+      this.#store.call(() => this.#store.store.peek(counter.key, now), request),
+    );
+    const check = (
+      found: readonly (ThrottleState | null | typeof FAILED_OPEN)[],
+    ): MaybePromise<void> => {
+      let reset: MaybePromise<void> | undefined;
+      found.forEach((state, i) => {
+        if (state === null || state === FAILED_OPEN) return;
+        const counter = counters[i] as Counter;
+        if (state.blockedUntilMs > now)
+          this.#refuse(counter, state.blockedUntilMs, username, request, now);
+        if (counter.scope === 'username' && state.count > 0)
+          reset = this.#release(counter, 'reset', request);
+      });
+      return reset;
+    };
+    return states.some(isPromiseLike)
+      ? Promise.all(states.map(async (state) => state)).then(check)
+      : check(states as ThrottleState[]);
+  }
+
+  #counters(username: string | undefined, request: LimitedRequest | undefined): Counter[] {
+    const counters: Counter[] = [];
+    if (this.#address !== undefined) {
+      const client = this.#store.addressOf(request);
+      if (client !== undefined)
+        counters.push({ scope: 'address', key: `login:a:${client.key}`, rule: this.#address });
+    }
+    if (this.#username !== undefined && username !== undefined) {
+      const folded = username.normalize('NFKC').toLowerCase();
+      counters.push({
+        scope: 'username',
+        key: `login:u:${hashedKey(folded)}`,
+        rule: this.#username,
+      });
+    }
+    return counters;
+  }
+
+  #admitted(
+    answer: ThrottleAdmission | typeof FAILED_OPEN,
+    counter: Counter,
+    admitted: Counter[],
+    username: string | undefined,
+    request: LimitedRequest | undefined,
+    now: number,
+  ): void {
+    if (answer === FAILED_OPEN) return;
+    if (!answer.allowed) {
+      // The attempts already admitted on other counters stay counted: it was an attempt.
+      this.#refuse(counter, answer.retryAtMs, username, request, now);
+    }
+    admitted.push(counter);
+  }
+
+  #refuse(
+    counter: Counter,
+    retryAtMs: number,
+    username: string | undefined,
+    request: LimitedRequest | undefined,
+    now: number,
+  ): never {
+    const retryAfter = secondsUntil(retryAtMs, now);
+    const events = this.#store.events;
+    if (events.hasListeners) {
+      events.publish({
+        type: 'throttled',
+        limiter: 'login',
+        scope: counter.scope,
+        username,
+        retryAfter,
+        request: this.#store.summary(request, this.#store.addressOf(request)?.address),
+      });
+    }
+    throw new TooManyRequestsError('login', counter.scope, retryAfter);
+  }
+
+  #attempt(admitted: readonly Counter[], request: LimitedRequest | undefined): LoginAttempt {
+    if (admitted.length === 0) return NOTHING_TO_SETTLE;
+    let settled = false;
+    return {
+      settle: (result) => {
+        if (settled || result === 'failed') return undefined;
+        settled = true;
+        const releases = admitted.map((counter) =>
+          this.#release(
+            counter,
+            result === 'matched' && counter.scope === 'username' ? 'reset' : 'refund',
+            request,
+          ),
+        );
+        return releases.some(isPromiseLike)
+          ? Promise.all(releases.map(async (release) => release)).then(() => undefined)
+          : undefined;
+      },
+    };
+  }
+
+  /** Releases a counter; a store failure is published (by the policy's call) and otherwise ignored. */
+  #release(
+    counter: Counter,
+    how: 'reset' | 'refund',
+    request: LimitedRequest | undefined,
+  ): MaybePromise<void> {
+    const now = this.#store.clock();
+    try {
+      const answer = this.#store.call(
+        () => this.#store.store.release(counter.key, how, counter.rule, now),
+        request,
+      );
+      if (isPromiseLike(answer)) return answer.then(ignore, ignore);
+    } catch {
+      // fail-closed threw: the counter stays higher, which only throttles sooner.
+    }
+    return undefined;
+  }
+}
+
+function ignore(): undefined {
+  return undefined;
+}
+
+function resolveRule(
+  option: string,
+  value: LoginThrottleRuleOptions | false | undefined,
+  defaults: Required<LoginThrottleRuleOptions>,
+): ThrottleRule | undefined {
+  if (value === false) return undefined;
+  if (value !== undefined && (typeof value !== 'object' || (value as unknown) === null)) {
+    throw new ConfigurationError(
+      option,
+      'must be an object of { max, window, delay, maxDelay } or false',
+    );
+  }
+  const given = value ?? {};
+  rejectUnknownOptions(option, given, ['max', 'window', 'delay', 'maxDelay']);
+  const rule: ThrottleRule = {
+    max: requireInteger(`${option}.max`, given.max ?? defaults.max, 1, 1_000_000),
+    windowMs: durationMs(`${option}.window`, given.window ?? defaults.window),
+    delayMs: durationMs(`${option}.delay`, given.delay ?? defaults.delay),
+    maxDelayMs: durationMs(`${option}.maxDelay`, given.maxDelay ?? defaults.maxDelay),
+  };
+  if (rule.maxDelayMs < rule.delayMs) {
+    throw new ConfigurationError(`${option}.maxDelay`, 'must not be shorter than delay');
+  }
+  return Object.freeze(rule);
+}
