@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/core/errors.js';
-import type { ThrottleRule } from '../../src/stores/index.js';
+import { MemoryThrottleStore, type ThrottleRule } from '../../src/stores/index.js';
 import { testClock } from '../support/clock.js';
 import { startRedis, type TestRedis } from '../support/redis-server.js';
 import { throttleStoreContract } from '../stores/throttle-store-contract.js';
@@ -101,6 +101,23 @@ describe('RedisThrottleStore on Redis', () => {
       resetAtMs: now + RULE.windowMs,
     });
     expect(Number(await look.sendCommand(['PTTL', name]))).toBeGreaterThan(0);
+  });
+
+  it('answers what the memory store answers, to the last bit, for times with fractions', async () => {
+    const memory = new MemoryThrottleStore();
+    // Windows long enough that the keys' TTLs (real time) do not end within the test.
+    const rule: ThrottleRule = { max: 2, windowMs: 20_000.3, delayMs: 100.1, maxDelayMs: 9_000.7 };
+    const key = `fractions-${Date.now()}`;
+    let now = 1_893_499_200_000.1;
+    for (let i = 0; i < 30; i++) {
+      const expected = memory.acquire(key, rule, now);
+      expect(await a.stores.throttle.acquire(key, rule, now)).toEqual(expected);
+      expect(await b.stores.throttle.peek(key, now)).toEqual(memory.peek(key, now));
+      expect(await a.stores.throttle.hit(`${key}-rate`, 30_000.7, now)).toEqual(
+        memory.hit(`${key}-rate`, 30_000.7, now),
+      );
+      now = expected.allowed ? now + 1_234.05 : expected.retryAtMs;
+    }
   });
 
   it('refuses numbers a script could not count with exactly, sending nothing', async () => {
