@@ -13,7 +13,7 @@ import { THROTTLE_ACQUIRE, THROTTLE_HIT, THROTTLE_PEEK, THROTTLE_REFUND } from '
  * The {@link ThrottleStore} on Redis (`portcullis/redis`): the counters of the login
  * throttles and rate limits, shared by every instance, so an attacker spreading
  * guesses over the instances is counted once. The semantics of `MemoryThrottleStore`
- * (`portcullis/stores`), each operation one server-side Lua script on one key: of
+ * (`portcullis`), each operation one server-side Lua script on one key: of
  * any number of concurrent attempts on a key, from any instances, none is lost and
  * none counted twice.
  *
