@@ -217,14 +217,23 @@ function parseRanges(entry: unknown): Range[] {
   }
   const named = NAMED_RANGES[entry];
   if (named !== undefined) return named.map((cidr) => ipaddr.parseCIDR(cidr) as Range);
+  let range: Range;
   try {
-    if (entry.includes('/')) return [ipaddr.parseCIDR(entry)];
-    const address = ipaddr.parse(entry);
-    return [[address, address.kind() === 'ipv4' ? 32 : 128]];
+    if (entry.includes('/')) range = ipaddr.parseCIDR(entry);
+    else {
+      const address = ipaddr.parse(entry);
+      range = [address, address.kind() === 'ipv4' ? 32 : 128];
+    }
   } catch {
     throw new ConfigurationError(
       'trustedProxies',
       `${JSON.stringify(entry.slice(0, 64))} is not an address, a CIDR range or one of 'loopback', 'linklocal', 'uniquelocal'`,
     );
   }
+  // Addresses are compared as IPv4 when IPv4-mapped (see parse), so a mapped range is too.
+  const [base, bits] = range;
+  if (base.kind() === 'ipv6' && (base as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
+    return [[(base as ipaddr.IPv6).toIPv4Address(), bits - 96]];
+  }
+  return [range];
 }
