@@ -13,11 +13,13 @@ import {
   Access,
   AuthenticationManager,
   AuthorizationManager,
+  LoginThrottle,
   RepositoryAuthenticator,
   SecurityHeaders,
   SecurityTransform,
   UnavailableError,
   securityEvents,
+  type TrustedProxies,
 } from 'portcullis';
 import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
 import { JwtAuthenticator, JwtConfig, JwtTokenService, tokenEndpoints } from 'portcullis/jwt';
@@ -88,6 +90,13 @@ export interface AppOptions {
   readonly refreshGraceSeconds?: number;
   /** Told of Redis connection errors. @defaultValue ignore them */
   readonly onStoreError?: (error: unknown) => void;
+  /**
+   * The proxies in front of the example whose `X-Forwarded-For` names the client the
+   * login throttle counts (`examples/server.ts` reads `TRUSTED_PROXIES`: a hop count
+   * such as `1`, or addresses and CIDR ranges separated by commas).
+   * @defaultValue none: the socket's address
+   */
+  readonly trustedProxies?: TrustedProxies | undefined;
 }
 
 /** Builds the secured request listener (passwords are Argon2id-encoded at start-up). */
@@ -115,11 +124,19 @@ export async function createApp(options: AppOptions = {}): Promise<{
     ...(options.onStoreError === undefined ? {} : { onError: options.onStoreError }),
   });
   const { users } = stores;
+  // One throttle for every credential check, counted in the shared store: after 5
+  // failures for a username (or 100 from an address) in 15 minutes, attempts get 429
+  // with Retry-After before any hashing, for delays growing from 1 to 15 minutes.
+  const throttle = new LoginThrottle({
+    store: stores.throttle,
+    ...(options.trustedProxies === undefined ? {} : { trustedProxies: options.trustedProxies }),
+  });
   // HTTP Basic, the login form and the token login check passwords here; a change
   // announced through userChanges (from any instance) drops the cached credential.
   const authenticator = new RepositoryAuthenticator({
     users,
     passwordEncoder: encoder,
+    throttle,
     ...(stores.userChanges === undefined ? {} : { userChanges: stores.userChanges }),
   });
 

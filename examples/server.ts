@@ -7,7 +7,10 @@
  * `REDIS_URL=redis://127.0.0.1:6379 npm start` keeps the users and every piece of
  * security state on that Redis, shared by every instance started so (give them the
  * same SESSION_PASSWORD and JWT_SECRET). `JWT_REFRESH_GRACE_SECONDS` (0 to 60,
- * default 10) sets the refresh tokens' grace window.
+ * default 10) sets the refresh tokens' grace window. `TRUSTED_PROXIES` (a hop count
+ * such as `1`, or addresses and CIDR ranges separated by commas) names the proxies
+ * whose `X-Forwarded-For` the login throttle believes; without it, the socket's
+ * address is the client's.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +20,14 @@ const port = Number(process.env['PORT'] ?? 3000);
 const redisUrl = process.env['REDIS_URL'];
 const grace = process.env['JWT_REFRESH_GRACE_SECONDS'];
 const withProvider = process.env['OAUTH2_DEV_PROVIDER'] === '1';
+// A hop count (`1`) or addresses and CIDR ranges (`10.0.0.0/8,loopback`).
+const proxies = process.env['TRUSTED_PROXIES'];
+const trustedProxies =
+  proxies === undefined || proxies === ''
+    ? undefined
+    : /^\d+$/u.test(proxies)
+      ? Number(proxies)
+      : proxies.split(',').map((entry) => entry.trim());
 if (withProvider && !(Number.isInteger(port) && port > 0 && port < 65_536)) {
   // The provider registers the redirect URI with the port before the server listens.
   throw new TypeError('OAUTH2_DEV_PROVIDER=1 needs a fixed PORT (1 to 65535)');
@@ -32,6 +43,7 @@ const { listener, session, oauth2, mode, close } = await createApp({
     : {}),
   ...(redisUrl === undefined || redisUrl === '' ? {} : { redisUrl }),
   ...(grace === undefined ? {} : { refreshGraceSeconds: Number(grace) }),
+  trustedProxies,
   onStoreError: (error) => {
     // The connection's state only (no URL, no credentials): requests needing Redis
     // get 503 meanwhile, and the client reconnects by itself.

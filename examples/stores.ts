@@ -5,14 +5,16 @@
  *   `MemoryUserRepository`, and portcullis' in-memory stores (one process).
  * - With `REDIS_URL=redis://…`: every piece of state on that Redis, shared by every
  *   instance of the example — refresh-token families, session revocations (logout,
- *   log out everywhere), access-token revocations, spent OAuth2 transactions, and
- *   the announcements of changed users that drop cached credentials. The users are
- *   in the same Redis ({@link RedisUserRepository}, the app's own code), seeded
- *   with the demo users when they are absent (at start, and again before any lookup
- *   should a Redis without persistence come back empty).
+ *   log out everywhere), access-token revocations, spent OAuth2 transactions, the
+ *   login throttle's and rate limits' counters, and the announcements of changed
+ *   users that drop cached credentials. The users are in the same Redis
+ *   ({@link RedisUserRepository}, the app's own code), seeded with the demo users
+ *   when they are absent (at start, and again before any lookup should a Redis
+ *   without persistence come back empty).
  */
 import {
   CachingUserRepository,
+  MemoryThrottleStore,
   MemoryUserRepository,
   User,
   type UserRepository,
@@ -21,7 +23,7 @@ import {
 import { connectRedis, createRedisStores, type RedisStores } from 'portcullis/redis';
 import type { RefreshTokenStore } from 'portcullis/jwt';
 import type { SessionStore } from 'portcullis/session';
-import type { RevocationStore, SpentIdStore, UserChangeNotifier } from 'portcullis';
+import type { RevocationStore, SpentIdStore, ThrottleStore, UserChangeNotifier } from 'portcullis';
 import { RedisUserRepository, type SeedUser } from './redis-users.js';
 
 /** The start of every portcullis key and channel in the example's Redis. */
@@ -59,6 +61,8 @@ export interface ExampleStores {
   readonly spentIds: SpentIdStore | undefined;
   /** Announces changed users to every instance (`undefined`: this process only). */
   readonly userChanges: UserChangeNotifier | undefined;
+  /** The login throttle's and rate limits' counters: this process's, or every instance's on Redis. */
+  readonly throttle: ThrottleStore;
   /** Closes the Redis connections (nothing in memory). */
   close(): Promise<void>;
 }
@@ -101,6 +105,7 @@ export async function createExampleStores(options: ExampleStoresOptions): Promis
       accessTokens: undefined,
       spentIds: undefined,
       userChanges: undefined,
+      throttle: new MemoryThrottleStore(),
       close: () => Promise.resolve(),
     };
   }
@@ -141,6 +146,7 @@ async function redisStores(
     accessTokens: stores.accessTokens,
     spentIds: stores.spentIds,
     userChanges: stores.userChanges,
+    throttle: stores.throttle,
     async close() {
       stores.close();
       // A clean QUIT, unless Redis is away (then the socket is dropped after a second).
