@@ -18,6 +18,8 @@ import {
 } from './challenges.js';
 import { errorResponse, isBrowserNavigation, loginRedirect } from './entry-points.js';
 import { booleanOption, checkOptionNames } from './options.js';
+import { RateLimitRules } from './rate-limit-rules.js';
+import type { RateLimit } from '../throttle/rate-limit.js';
 import { compilePathPattern, compilePattern, type CompiledPattern } from './pattern.js';
 import { checkRegexRule, shadowingRules } from './rule-checks.js';
 import { RuleIndex } from './rule-index.js';
@@ -91,6 +93,7 @@ export type { MatcherOptions, RequestMatcherOptions };
 export class RequestMatcherAuthorizer implements Authorizer {
   readonly #index = new RuleIndex<Rule>();
   readonly #rules: Rule[] = [];
+  readonly #limits = new RateLimitRules();
   #anyRequest: Rule | undefined;
   #caseSensitive = false;
   #loginUrl: string | undefined;
@@ -206,7 +209,7 @@ export class RequestMatcherAuthorizer implements Authorizer {
    * @defaultValue `false`
    */
   caseSensitive(caseSensitive = true): this {
-    if (this.#index.size > 0) {
+    if (this.#index.size > 0 || this.#limits.size > 0) {
       throw new ConfigurationError('caseSensitive', 'must be set before the first rule');
     }
     this.#caseSensitive = booleanOption('caseSensitive', caseSensitive, true);
@@ -306,6 +309,32 @@ export class RequestMatcherAuthorizer implements Authorizer {
   }
 
   /**
+   * Counts the requests matching `patterns` against `limit` (see `rateLimit`): past
+   * it a request is refused with 429 and `Retry-After`. Unlike access rules, every
+   * rate-limit rule that matches counts the request, wherever it was added. Requests
+   * are counted after authentication (`by: 'user'` sees the user) and before the
+   * access rules, so denied requests count too.
+   * @param patterns - a path pattern or a list of them (as {@link RequestMatcherAuthorizer.requestMatchers}), or a RegExp (as {@link RequestMatcherAuthorizer.addMatcher})
+   * @param options - `methods`: count only these methods
+   * @throws ConfigurationError for a bad pattern or something other than a `RateLimit`
+   *
+   * @example
+   * ```ts
+   * matcher
+   *   .rateLimit('/api/**', rateLimit({ name: 'api', window: '1m', max: 100, by: 'user' }))
+   *   .rateLimit('/search', rateLimit({ name: 'search', window: '1m', max: 10, by: 'address' }), { methods: ['GET'] });
+   * ```
+   */
+  rateLimit(
+    patterns: string | readonly string[] | RegExp,
+    limit: RateLimit,
+    options?: MatcherOptions | string,
+  ): this {
+    this.#limits.add(patterns, limit, options, this.#caseSensitive);
+    return this;
+  }
+
+  /**
    * Sets the requirement of every path no rule matched; must be the last rule.
    * Without it such a path requires an authenticated user (deny by default);
    * `anyRequest(Access.permitAll())` makes it public, as SPEC.md's "a path that
@@ -351,9 +380,28 @@ export class RequestMatcherAuthorizer implements Authorizer {
 
   /**
    * Decides a request: the first matching rule's requirement, else the catch-all,
-   * else an authenticated user is required (deny by default). Pure.
+   * else an authenticated user is required (deny by default). Counts the request
+   * against the matching rate limits first: past one, rejects with its
+   * `TooManyRequestsError` (429).
    */
   authorize(
+    user: AuthenticatedUser | null,
+    request: SecurityRequest,
+  ): AuthorizationDecision | Promise<AuthorizationDecision> {
+    if (this.#limits.size === 0) return this.#decide(user, request);
+    let counted: Promise<void> | undefined;
+    try {
+      counted = this.#limits.consume(user, request);
+    } catch (error) {
+      // Refused (or the store failed closed): always as a rejection, which the transform answers.
+      return Promise.reject(error as Error);
+    }
+    return counted === undefined
+      ? this.#decide(user, request)
+      : counted.then(() => this.#decide(user, request));
+  }
+
+  #decide(
     user: AuthenticatedUser | null,
     request: SecurityRequest,
   ): AuthorizationDecision | Promise<AuthorizationDecision> {
