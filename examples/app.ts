@@ -19,6 +19,7 @@ import {
   SecurityTransform,
   UnavailableError,
   securityEvents,
+  type LoginThrottleOptions,
   type TrustedProxies,
 } from 'portcullis';
 import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
@@ -97,6 +98,12 @@ export interface AppOptions {
    * @defaultValue none: the socket's address
    */
   readonly trustedProxies?: TrustedProxies | undefined;
+  /**
+   * The login throttle's counters (see `LoginThrottleOptions`; the store and
+   * `trustedProxies` are set by the app).
+   * @defaultValue the defaults: 5 failures per username, 100 per address, in 15 minutes
+   */
+  readonly loginThrottle?: Pick<LoginThrottleOptions, 'username' | 'address'>;
 }
 
 /** Builds the secured request listener (passwords are Argon2id-encoded at start-up). */
@@ -128,6 +135,7 @@ export async function createApp(options: AppOptions = {}): Promise<{
   // failures for a username (or 100 from an address) in 15 minutes, attempts get 429
   // with Retry-After before any hashing, for delays growing from 1 to 15 minutes.
   const throttle = new LoginThrottle({
+    ...options.loginThrottle,
     store: stores.throttle,
     ...(options.trustedProxies === undefined ? {} : { trustedProxies: options.trustedProxies }),
   });

@@ -14,6 +14,14 @@ import { createApp } from '../../examples/app.js';
 const redisUrl = process.env['REDIS_URL'];
 const { listener, close } = await createApp({
   session: { secure: false },
+  // Every request comes from 127.0.0.1: with the default address counter, the first
+  // hundred wrong credentials would turn every later credential check into a 429 for
+  // minutes, and the credential paths would go unfuzzed. Short username delays keep
+  // both the throttled answers and the checks themselves in the mix.
+  loginThrottle: {
+    address: false,
+    username: { max: 20, window: '1m', delay: '1s', maxDelay: '4s' },
+  },
   ...(redisUrl === undefined || redisUrl === '' ? {} : { redisUrl }),
 });
 const server = createServer(listener);
