@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../core/errors.js';
 import { User } from '../core/user.js';
 import type { PasswordEncoder } from '../password/index.js';
+import type { LoginThrottle } from '../throttle/login-throttle.js';
 import { MemoryUserChangeNotifier } from '../stores/memory-user-changes.js';
 import { MemoryUserRepository } from '../users/memory-user-repository.js';
 import { rejectUnknown, type RepositoryAuthenticatorOptions } from './authenticator-options.js';
@@ -50,6 +51,15 @@ export class MemoryAuthenticator extends RepositoryAuthenticator<MemoryUserRepos
   /** Sets the encoder that checks passwords against the users' encoded passwords. */
   passwordEncoder(encoder: PasswordEncoder): this {
     this.setPasswordEncoder(encoder);
+    return this;
+  }
+
+  /**
+   * Sets the login throttle, or `false` for none, before the first authentication
+   * (see `PasswordAuthenticatorOptions.throttle`; default: a new `LoginThrottle()`).
+   */
+  throttle(throttle: LoginThrottle | false): this {
+    this.setThrottle(throttle);
     return this;
   }
 

@@ -17,6 +17,7 @@ import { TtlCache } from '../lib/ttl-cache.js';
 import type { PasswordEncoder } from '../password/index.js';
 import { announceUserChange, MemoryUserChangeNotifier } from '../stores/memory-user-changes.js';
 import type { MaybePromise, UserChangeNotifier } from '../stores/types.js';
+import { LoginThrottle } from '../throttle/login-throttle.js';
 import type { UserRepository } from '../users/repository.js';
 import {
   requireEncoder,
@@ -89,11 +90,13 @@ export class RepositoryAuthenticator<R extends UserRepository = UserRepository>
   readonly #unsubscribe: () => void;
   readonly #basicUsers = new WeakMap<User, AuthenticatedUser>();
   #encoder: PasswordEncoder | undefined;
+  #throttle: LoginThrottle | undefined;
   #verifier: CredentialVerifier | undefined;
 
   /** @param options - see {@link RepositoryAuthenticatorOptions} */
   constructor(options: RepositoryAuthenticatorOptions<R>) {
     this.#options = resolveAuthenticatorOptions(options);
+    this.#throttle = this.#options.throttle;
     this.users = requireRepository(options.users);
     const encoder: unknown = options.passwordEncoder;
     if (encoder !== undefined) {
@@ -212,6 +215,15 @@ export class RepositoryAuthenticator<R extends UserRepository = UserRepository>
     this.#encoder = requireEncoder('passwordEncoder', encoder);
   }
 
+  /** Sets the login throttle (or `false` for none) before the first authentication (the in-memory builder). */
+  protected setThrottle(throttle: LoginThrottle | false): void {
+    this.requireConfigurable('throttle');
+    if (throttle !== false && !(throttle instanceof LoginThrottle)) {
+      throw new ConfigurationError('throttle', 'must be a LoginThrottle or false');
+    }
+    this.#throttle = throttle === false ? undefined : throttle;
+  }
+
   /**
    * A real stored hash that an unknown user is checked against when the encoder
    * cannot encode a dummy hash (a delegating encoder without a default id), so an
@@ -321,7 +333,7 @@ export class RepositoryAuthenticator<R extends UserRepository = UserRepository>
       },
       fallbackHash: () => this.fallbackPasswordHash(),
       listening: () => this.#userChanges.listening !== false,
-      throttle: options.throttle,
+      throttle: this.#throttle,
     });
     return this.#verifier;
   }
