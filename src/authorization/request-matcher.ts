@@ -394,7 +394,8 @@ export class RequestMatcherAuthorizer implements Authorizer {
       counted = this.#limits.consume(user, request);
     } catch (error) {
       // Refused (or the store failed closed): always as a rejection, which the transform answers.
-      return Promise.reject(error as Error);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on as thrown
+      return Promise.reject(error);
     }
     return counted === undefined
       ? this.#decide(user, request)

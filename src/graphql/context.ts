@@ -11,6 +11,7 @@ import {
   type Authenticator,
 } from '../core/security.js';
 import { CLIENT_ADDRESS } from '../lib/client-address.js';
+import { CONTEXT_REQUEST } from '../lib/context-request.js';
 import {
   fetchRequestView,
   isFetchRequest,
@@ -136,6 +137,7 @@ export function createSecurityContext(
       user: userOf(authentication),
       [CLIENT_ADDRESS]: request.clientAddress,
       [CHALLENGE]: challengeOf(challenges, authentication),
+      [CONTEXT_REQUEST]: request,
     };
   };
 }

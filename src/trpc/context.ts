@@ -11,6 +11,7 @@ import {
 } from '../core/security.js';
 import { rejectUnknownOptions, requireNames } from '../lib/validate.js';
 import { CLIENT_ADDRESS } from '../lib/client-address.js';
+import { CONTEXT_REQUEST } from '../lib/context-request.js';
 import { readConnectionParams } from '../lib/request-views.js';
 import { assertSecured, isSecuredProcedure } from './assert-secured.js';
 import { CHALLENGE, challengeOf, requireChallenges } from './challenge.js';
@@ -168,7 +169,12 @@ export function createSecurityContext(options: SecurityContextOptions): Security
     }
     const user = userOf(authentication);
     const challenge = challengeOf(challenges, authentication);
-    const ctx = { user, [CLIENT_ADDRESS]: request.clientAddress, [CHALLENGE]: challenge };
+    const ctx = {
+      user,
+      [CLIENT_ADDRESS]: request.clientAddress,
+      [CHALLENGE]: challenge,
+      [CONTEXT_REQUEST]: request,
+    };
     if (!allowUnguarded && !checkedAtStart) {
       // `info` is what tRPC passes to createContext: a caller that drops it (calling
       // the factory with `{ req }` only), a WebSocket context (made before any call)

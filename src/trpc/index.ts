@@ -2,8 +2,9 @@
  * tRPC integration (`portcullis/trpc`, peer `@trpc/server` ^11): the context user
  * from any authenticator, SPEC.md's guards as procedure middlewares that narrow
  * `ctx.user`, procedure builders, meta-driven checks with deny-by-default, and a
- * start-up check that every procedure is secured. Denials are `TRPCError`s
- * `UNAUTHORIZED` / `FORBIDDEN`.
+ * start-up check that every procedure is secured, and rate limits on procedures
+ * (`rateLimited`). Denials are `TRPCError`s `UNAUTHORIZED` / `FORBIDDEN`, a rate
+ * limit's refusal `TOO_MANY_REQUESTS`.
  *
  * @module portcullis/trpc
  */
@@ -37,6 +38,7 @@ export {
 } from './meta.js';
 export type { GuardOptions } from './options.js';
 export { createProcedures, type BaseProcedure, type Procedures } from './procedures.js';
+export { rateLimited, type RateLimitMiddleware } from './rate-limited.js';
 export type {
   ConnectionParams,
   ContextOptionsLike,
