@@ -70,13 +70,13 @@ describe('rateLimit', () => {
 
   it('counts by user, and an anonymous request by its address', async () => {
     const { limiter } = limit();
-    for (let i = 0; i < 3; i++) limiter.consume(from(`192.0.2.${i}`, alice));
+    for (let i = 0; i < 3; i++) await limiter.consume(from(`192.0.2.${i}`, alice));
     const refused = (await consume(limiter, from('192.0.2.99', alice))) as TooManyRequestsError;
     expect(refused.scope).toBe('user');
     expect(await consume(limiter, from(ATTACKER, bob))).toMatchObject({ remaining: 2 });
     // Anonymous requests from alice's last address are not alice's.
     expect(await consume(limiter, from('192.0.2.2'))).toMatchObject({ remaining: 2 });
-    for (let i = 0; i < 3; i++) limiter.consume(from(ATTACKER));
+    for (let i = 0; i < 3; i++) await limiter.consume(from(ATTACKER));
     expect(await consume(limiter, from(ATTACKER))).toMatchObject({ scope: 'address' });
     // A user without a request (a tRPC server-side caller) is still counted.
     expect(await consume(limiter, { user: alice })).toBeInstanceOf(TooManyRequestsError);
@@ -85,9 +85,9 @@ describe('rateLimit', () => {
 
   it('counts every user of one address together by address', async () => {
     const { limiter } = limit({ by: 'address' });
-    limiter.consume(from(ATTACKER, alice));
-    limiter.consume(from(ATTACKER, bob));
-    limiter.consume(from(ATTACKER));
+    await limiter.consume(from(ATTACKER, alice));
+    await limiter.consume(from(ATTACKER, bob));
+    await limiter.consume(from(ATTACKER));
     expect(await consume(limiter, from(ATTACKER, alice))).toMatchObject({
       scope: 'address',
     });
@@ -111,7 +111,7 @@ describe('rateLimit', () => {
       user: null,
     });
     const trusting = limit({ by: 'address', trustedProxies: 1 }).limiter;
-    for (let i = 0; i < 3; i++) trusting.consume(proxied(ATTACKER));
+    for (let i = 0; i < 3; i++) await trusting.consume(proxied(ATTACKER));
     expect(await consume(trusting, proxied(ATTACKER))).toBeInstanceOf(TooManyRequestsError);
     expect(trusting.consume(proxied('192.0.2.1'))).toMatchObject({ remaining: 2 });
 
@@ -120,7 +120,7 @@ describe('rateLimit', () => {
       request: requestFrom(ATTACKER, { 'x-forwarded-for': `203.0.113.${i}` }),
       user: null,
     });
-    for (let i = 0; i < 3; i++) direct.consume(forging(i));
+    for (let i = 0; i < 3; i++) await direct.consume(forging(i));
     expect(await consume(direct, forging(9))).toBeInstanceOf(TooManyRequestsError);
   });
 
@@ -131,7 +131,7 @@ describe('rateLimit', () => {
       request: requestFrom(ATTACKER, key === undefined ? {} : { 'x-api-key': key }),
       user: null,
     });
-    for (let i = 0; i < 3; i++) limiter.consume(withKey('k-1'));
+    for (let i = 0; i < 3; i++) await limiter.consume(withKey('k-1'));
     expect(await consume(limiter, withKey('k-1'))).toMatchObject({ scope: 'key', limiter: 'api' });
     expect(limiter.consume(withKey('k-2'))).toMatchObject({ remaining: 2 });
     for (let i = 0; i < 10; i++) expect(limiter.consume(withKey())).toBeUndefined();
@@ -141,9 +141,11 @@ describe('rateLimit', () => {
     expect(() => numeric.consume(from(ATTACKER))).toThrow(TypeError);
   });
 
-  it('keeps usernames out of the store keys', () => {
+  it('keeps usernames out of the store keys', async () => {
     const { limiter, store } = limit({ name: 'profile' });
-    limiter.consume(from(ATTACKER, AuthenticatedUser.from(new User('victim@example.com', 'x'))));
+    await limiter.consume(
+      from(ATTACKER, AuthenticatedUser.from(new User('victim@example.com', 'x'))),
+    );
     expect(store.keys).toHaveLength(1);
     expect(store.keys[0]).toMatch(/^rate:profile:u:/u);
     expect(store.keys[0]).not.toContain('victim');
@@ -164,8 +166,8 @@ describe('rateLimit names', () => {
     const first = rateLimit(options);
     const second = rateLimit(options);
     const other = rateLimit({ ...options, name: 'other' });
-    first.consume(from(ATTACKER));
-    second.consume(from(ATTACKER));
+    await first.consume(from(ATTACKER));
+    await second.consume(from(ATTACKER));
     expect(await consume(first, from(ATTACKER))).toBeInstanceOf(TooManyRequestsError);
     expect(other.consume(from(ATTACKER))).toMatchObject({ remaining: 1 });
   });
@@ -175,7 +177,7 @@ describe('rateLimit events and store failures', () => {
   it('publishes throttled with the limit, scope, user, delay and resolved address', async () => {
     const { limiter, received } = limit({ name: 'search', trustedProxies: 1 });
     const request = requestFrom('10.0.0.2', { 'x-forwarded-for': ATTACKER }, '/api/search');
-    for (let i = 0; i < 3; i++) limiter.consume({ request, user: alice });
+    for (let i = 0; i < 3; i++) await limiter.consume({ request, user: alice });
     expect(received).toEqual([]);
     await consume(limiter, { request, user: alice });
     expect(received).toEqual([
