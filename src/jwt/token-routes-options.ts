@@ -4,6 +4,7 @@ import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { CredentialsAuthenticator } from '../core/outcome.js';
 import type { UserRepository } from '../users/repository.js';
 import { safeRedirectTarget } from '../lib/redirect.js';
+import { LoginThrottle } from '../throttle/login-throttle.js';
 import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
 import type { JwtTokenService } from './token-service.js';
 import type { TokenErrorFormatter } from './token-routes-responses.js';
@@ -55,6 +56,17 @@ export interface TokenEndpointsOptions {
    * @defaultValue the RFC 6749 §5.2 JSON errors
    */
   readonly errorResponse?: TokenErrorFormatter;
+  /**
+   * Slows a client guessing refresh tokens: every refresh is counted against the
+   * client's address (never a username) before the token is looked at, a bad token
+   * stays counted, a good one is taken back, one not checked (a store down) too.
+   * Past the throttle's `address` limit, refreshes from that address get 429
+   * `slow_down` with `Retry-After` until the delay ends. Pass the authenticator's
+   * throttle to share its counters (and its `trustedProxies`) with the logins; `false`
+   * for none. Logins are throttled by the authenticator's own throttle.
+   * @defaultValue a new `LoginThrottle` (100 failures per address in 15 minutes, this process only)
+   */
+  readonly throttle?: LoginThrottle | false;
 }
 
 /** The validated options with their defaults. @internal */
@@ -69,6 +81,8 @@ export interface TokenEndpointsSettings {
   readonly formBodies: boolean;
   readonly events: SecurityEvents;
   readonly errorResponse: TokenErrorFormatter | undefined;
+  /** Counts refreshes by address; `undefined` when off. */
+  readonly throttle: LoginThrottle | undefined;
 }
 
 const NAMES = [
@@ -82,6 +96,7 @@ const NAMES = [
   'formBodies',
   'events',
   'errorResponse',
+  'throttle',
 ];
 
 /** Validates the options (never mutating them) and fills in the defaults. @internal */
@@ -132,7 +147,17 @@ export function readTokenEndpointsOptions(options: TokenEndpointsOptions): Token
     formBodies,
     events,
     errorResponse,
+    throttle: throttleOf(options.throttle, events),
   };
+}
+
+function throttleOf(throttle: unknown, events: SecurityEvents): LoginThrottle | undefined {
+  if (throttle === false) return undefined;
+  if (throttle === undefined) return new LoginThrottle({ events, username: false });
+  if (!(throttle instanceof LoginThrottle)) {
+    throw new ConfigurationError('throttle', 'must be a LoginThrottle or false');
+  }
+  return throttle;
 }
 
 function loaderOf(users: unknown): LoadUser {

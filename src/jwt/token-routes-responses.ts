@@ -1,9 +1,17 @@
 import type { SecurityResponse } from '../core/security.js';
 import { toTokenResponse, type TokenPair } from './token-pair.js';
 
-/** The RFC 6749 §5.2 error codes the token endpoints answer. */
+/**
+ * The RFC 6749 §5.2 error codes the token endpoints answer, and `slow_down` (the
+ * token-endpoint error of RFC 8628 §3.5, in IANA's OAuth Extensions Error Registry)
+ * with 429 when a login throttle refuses a login or a refresh.
+ */
 export type TokenErrorCode =
-  'invalid_request' | 'invalid_grant' | 'unsupported_grant_type' | 'temporarily_unavailable';
+  | 'invalid_request'
+  | 'invalid_grant'
+  | 'unsupported_grant_type'
+  | 'temporarily_unavailable'
+  | 'slow_down';
 
 /**
  * The fixed `error_description` of each refusal: none of them contains anything the
@@ -24,6 +32,7 @@ export const TOKEN_ERRORS = Object.freeze({
   badCredentials: ['invalid_grant', 'Bad credentials'],
   badRefreshToken: ['invalid_grant', 'The refresh token is invalid, expired or revoked'],
   unavailable: ['temporarily_unavailable', 'Try again later'],
+  throttled: ['slow_down', 'Too many attempts; try again later'],
 } satisfies Record<string, readonly [TokenErrorCode, string]>);
 
 /** The name of a refusal of {@link TOKEN_ERRORS}. @internal */
@@ -41,11 +50,12 @@ const STATUS: Readonly<Partial<Record<TokenRefusal, number>>> = Object.freeze({
   mediaType: 415,
   tooLarge: 413,
   unavailable: 503,
+  throttled: 429,
 });
 
 /** A refusal of the token endpoints, as an `errorResponse` option sees it. */
 export interface TokenEndpointError {
-  /** The status of the default answer: 400, 405, 413, 415 or 503. */
+  /** The status of the default answer: 400, 405, 413, 415, 429 or 503. */
   readonly status: number;
   /** The RFC 6749 §5.2 error code. */
   readonly error: TokenErrorCode;

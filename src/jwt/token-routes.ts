@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { deadlineExceeded } from '../core/deadline.js';
-import { StoreUnavailableError, UnavailableError } from '../core/errors.js';
+import { StoreUnavailableError, TooManyRequestsError, UnavailableError } from '../core/errors.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { SecurityResponse } from '../core/security.js';
 import { User } from '../core/user.js';
@@ -27,6 +27,8 @@ import {
   type TokenRefusal,
 } from './token-routes-responses.js';
 import type { LoadUser } from './token-service-options.js';
+import type { LoginAttemptResult } from '../throttle/login-throttle.js';
+import { isPromiseLike } from '../lib/promise.js';
 
 export type { BodyReader } from './token-routes-body.js';
 
@@ -56,8 +58,13 @@ export interface TokenEndpoints {
    * its path is one of the routes, else resolves `false` without touching `res`.
    */
   readonly node: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
-  /** For the Fetch API (Hono, Next.js route handlers, Bun, Deno): the answer, or `undefined` for other paths. */
-  readonly fetch: (request: Request) => Promise<Response | undefined>;
+  /**
+   * For the Fetch API (Hono, Next.js route handlers, Bun, Deno): the answer, or
+   * `undefined` for other paths. `clientAddress` is the client's socket address where
+   * the runtime tells it (e.g. Hono's `getConnInfo(c).remote.address`): without it,
+   * the throttles count logins by username only and refreshes not at all.
+   */
+  readonly fetch: (request: Request, clientAddress?: string) => Promise<Response | undefined>;
 }
 
 /**
@@ -80,6 +87,12 @@ export interface TokenEndpoints {
  * `maxBodyBytes`), 415; 503 with `Retry-After` when a store, the repository or the
  * deadline fails. The routes must be reachable anonymously: give `paths` a
  * `permitAll` rule.
+ *
+ * Guessing is slowed: a login refused by the authenticator's `LoginThrottle` (too
+ * many failures for the username or from the address), or a refresh refused by the
+ * `throttle` option's (too many bad refresh tokens from the address), answers 429
+ * `{ "error": "slow_down" }` with `Retry-After`, before any password is hashed or
+ * token looked up.
  *
  * @example
  * ```ts
@@ -133,7 +146,10 @@ export function tokenEndpoints(options: TokenEndpointsOptions): TokenEndpoints {
       );
     } catch (error) {
       if (error instanceof UnavailableError) {
-        return refuse('unavailable', { 'retry-after': String(error.retryAfter) });
+        // A login throttle refused before anything was checked (429), or a store,
+        // the repository or the deadline failed (503).
+        const refusal = error instanceof TooManyRequestsError ? 'throttled' : 'unavailable';
+        return refuse(refusal, { 'retry-after': String(error.retryAfter) });
       }
       // The default refresh store is full of live records: try later, never a 500.
       if (error instanceof RefreshStoreFullError) {
@@ -161,10 +177,13 @@ export function tokenEndpoints(options: TokenEndpointsOptions): TokenEndpoints {
       sendNode(res, response ?? INTERNAL_ERROR);
       return true;
     },
-    fetch: async (request: Request): Promise<Response | undefined> => {
-      const response = await handle(fetchRequestView(request), fetchBodyReader(request)).catch(
-        () => INTERNAL_ERROR,
-      );
+    fetch: async (request: Request, clientAddress?: string): Promise<Response | undefined> => {
+      // A runtime handing its own second argument (Bun's server, a Worker's env) gives no address.
+      const address = typeof clientAddress === 'string' ? clientAddress : undefined;
+      const response = await handle(
+        fetchRequestView(request, address),
+        fetchBodyReader(request),
+      ).catch(() => INTERNAL_ERROR);
       if (response === undefined) return undefined;
       return new Response(response.body, { status: response.status, headers: response.headers });
     },
@@ -233,13 +252,23 @@ async function refresh(
 ): Promise<SecurityResponse> {
   if (typeof refreshToken !== 'string' || refreshToken === '')
     return tokenError('refreshToken', {}, settings.errorResponse);
+  // Counted by address before the token is looked at; throws 429 when throttled.
+  const admitted = settings.throttle?.admit(undefined, request);
+  const attempt = isPromiseLike(admitted) ? await admitted : admitted;
+  let result: LoginAttemptResult = 'unchecked';
   try {
-    return tokenSuccess(await settings.tokens.refresh(refreshToken, loadUser, { request }));
+    const pair = await settings.tokens.refresh(refreshToken, loadUser, { request });
+    result = 'matched';
+    return tokenSuccess(pair);
   } catch (error) {
     if (error instanceof JwtError && error.code !== 'ERR_JWT_SIGNING_FAILED') {
+      // A real token of an account that may not log in now is no guess.
+      result = error.code === 'ERR_JWT_ACCOUNT_INACTIVE' ? 'matched' : 'failed';
       return tokenError('badRefreshToken', {}, settings.errorResponse);
     }
     throw error;
+  } finally {
+    await attempt?.settle(result);
   }
 }
 

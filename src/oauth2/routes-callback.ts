@@ -18,6 +18,7 @@ import {
   type LoginTransaction,
 } from './transaction.js';
 import type { OAuth2ClientLike, OAuth2LoginResult } from './types.js';
+import { throttledCallback, type SettledCallback } from './routes-throttle.js';
 
 /**
  * `GET {callbackPath}{registrationId}`: finds the browser's pending transaction of the
@@ -25,21 +26,33 @@ import type { OAuth2ClientLike, OAuth2LoginResult } from './types.js';
  * remembered as spent), checks it was made for this registration and issuer, lets the
  * client validate the response and exchange the code, maps the provider's user and
  * starts a fresh session (303 to the saved target). Any failure: no session, the
- * transaction gone, a 303 to `loginUrl?error=oauth2`.
+ * transaction gone, a 303 to `loginUrl?error=oauth2`. Counted by the routes'
+ * throttle first: a throttled address is refused before the cookie is opened.
  *
  * @internal
  */
-export async function finishLogin(
+export function finishLogin(
   settings: RoutesSettings,
   client: OAuth2ClientLike,
   registrationId: string,
   request: SecurityRequest,
 ): Promise<Outcome> {
+  return throttledCallback(settings, request, () =>
+    callback(settings, client, registrationId, request),
+  );
+}
+
+async function callback(
+  settings: RoutesSettings,
+  client: OAuth2ClientLike,
+  registrationId: string,
+  request: SecurityRequest,
+): Promise<SettledCallback> {
   const cookie = settings.cookie;
   const raw = request.cookies.get(transactionCookieName(cookie.secure));
   const clear = [transactionCookie(cookie, '', 0)];
-  const refuse = (code: OAuth2ErrorCode, message: string, setCookies = clear): Outcome =>
-    failure(settings, request, new OAuth2Error(code, message), setCookies);
+  const refuse = (code: OAuth2ErrorCode, message: string, setCookies = clear): SettledCallback =>
+    failed(failure(settings, request, new OAuth2Error(code, message), setCookies));
   if (raw === undefined || raw === '') {
     return refuse('ERR_OAUTH2_TRANSACTION', 'No login transaction is pending', []);
   }
@@ -62,8 +75,8 @@ export async function finishLogin(
     cookie,
     pending.filter((_, i) => i !== index),
   );
-  const fail = (error: OAuth2Error): Outcome =>
-    failure(settings, request, error, [rest], transaction.returnTarget);
+  const fail = (error: OAuth2Error): SettledCallback =>
+    failed(failure(settings, request, error, [rest], transaction.returnTarget));
   let refused: string | undefined;
   try {
     refused = await check(settings, client, registrationId, transaction, request);
@@ -103,14 +116,25 @@ export async function finishLogin(
     return fail(asOAuth2Error(error, 'ERR_OAUTH2_USER_REFUSED', 'The user could not be logged in'));
   }
   publishSuccess(settings, request, username);
-  return redirect(303, transaction.returnTarget, [rest, sessionCookie]);
+  return {
+    outcome: redirect(303, transaction.returnTarget, [rest, sessionCookie]),
+    result: 'matched',
+  };
 }
 
-/** Fail closed: nobody is logged in; the spent transaction's cookie is dropped. */
-function unavailable(error: UnavailableError, rest: string): Outcome {
+/** A refused callback: it stays counted by the throttle. */
+function failed(outcome: Outcome): SettledCallback {
+  return { outcome, result: 'failed' };
+}
+
+/** Fail closed: nobody is logged in; the spent transaction's cookie is dropped; not counted. */
+function unavailable(error: UnavailableError, rest: string): SettledCallback {
   return {
-    ...plain(503, 'Service Unavailable', { 'retry-after': String(error.retryAfter) }),
-    setCookies: [rest],
+    outcome: {
+      ...plain(503, 'Service Unavailable', { 'retry-after': String(error.retryAfter) }),
+      setCookies: [rest],
+    },
+    result: 'unchecked',
   };
 }
 

@@ -6,7 +6,9 @@ import { User } from '../core/user.js';
 import { rejectUnknownOptions, requireInteger, requireName } from '../lib/validate.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type StoreCallSite } from '../stores/call.js';
 import type { SpentIdStore } from '../stores/types.js';
+import type { LoginThrottle } from '../throttle/login-throttle.js';
 import { spentStore } from './routes-spent.js';
+import { throttleOf } from './routes-throttle.js';
 import type { OAuth2Error } from './errors.js';
 import { safeRedirectTarget as sameOriginTarget } from '../lib/redirect.js';
 import { derivePasswords, REGISTRATION_ID, type TransactionCookieSettings } from './transaction.js';
@@ -116,6 +118,18 @@ export interface OAuth2LoginOptions {
   readonly events?: SecurityEvents;
   /** The clock in epoch milliseconds (tests). @defaultValue `Date.now` */
   readonly clock?: () => number;
+  /**
+   * Slows a client replaying or forging callbacks: every callback is counted against
+   * the client's address (never a username) before its cookie is opened; a failed
+   * one (no or a bad transaction, a bad state, a replay, a refused code exchange, a
+   * user the mapper refused) stays counted, a login takes it back. Past the
+   * throttle's `address` limit, callbacks from that address are refused before
+   * anything is checked: a browser goes to `loginUrl?error=throttled`, another client
+   * gets 429 with `Retry-After` (and a `throttled` event). Pass the authenticator's
+   * throttle to share its counters and `trustedProxies`; `false` for none.
+   * @defaultValue a new `LoginThrottle` (100 failures per address in 15 minutes, this process only)
+   */
+  readonly throttle?: LoginThrottle | false;
 }
 
 /** The resolved options. @internal */
@@ -136,6 +150,8 @@ export interface RoutesSettings {
   readonly spentSite: StoreCallSite;
   readonly onFailure: OAuth2LoginOptions['onFailure'];
   readonly events: SecurityEvents;
+  /** Counts callbacks by address; `undefined` when off. */
+  readonly throttle: LoginThrottle | undefined;
 }
 
 const OPTIONS = [
@@ -159,6 +175,7 @@ const OPTIONS = [
   'onFailure',
   'events',
   'clock',
+  'throttle',
 ];
 
 /** The default mapper: username `` `${provider}:${subject}` ``, role `USER`, nothing from the email. */
@@ -237,6 +254,7 @@ export function resolveRoutes(options: OAuth2LoginOptions): RoutesSettings {
     },
     onFailure,
     events,
+    throttle: throttleOf(options.throttle, events),
   };
 }
 

@@ -17,8 +17,13 @@ export interface OAuth2LoginHandler {
    * its path is one of the routes, else resolves `false` without touching `res`.
    */
   readonly node: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
-  /** For the Fetch API (Hono, Next.js route handlers, Bun, Deno): the answer, or `undefined` for other paths. */
-  readonly fetch: (request: Request) => Promise<Response | undefined>;
+  /**
+   * For the Fetch API (Hono, Next.js route handlers, Bun, Deno): the answer, or
+   * `undefined` for other paths. `clientAddress` is the client's socket address where
+   * the runtime tells it (e.g. Hono's `getConnInfo(c).remote.address`): without it,
+   * the callback throttle counts nothing.
+   */
+  readonly fetch: (request: Request, clientAddress?: string) => Promise<Response | undefined>;
 }
 
 /**
@@ -35,6 +40,8 @@ export interface OAuth2LoginHandler {
  *   provider's user with `mapper`, starts a fresh session and redirects (303) to the
  *   saved target. Any failure: no session, `303 /login?error=oauth2`, an
  *   `authentication-failure` event (method `oauth2`); never the provider's text.
+ *   Callbacks are counted per client address by `throttle`: past its limit, a
+ *   browser goes to `/login?error=throttled` and another client gets 429.
  *
  * Unknown registration id: 404; another method than GET: 405.
  *
@@ -85,8 +92,10 @@ export function oauth2Login(options: OAuth2LoginOptions): OAuth2LoginHandler {
       res.end(outcome.body);
       return true;
     },
-    fetch: async (request: Request): Promise<Response | undefined> => {
-      const security = fetchRequestView(request);
+    fetch: async (request: Request, clientAddress?: string): Promise<Response | undefined> => {
+      // A runtime handing its own second argument (Bun's server, a Worker's env) gives no address.
+      const address = typeof clientAddress === 'string' ? clientAddress : undefined;
+      const security = fetchRequestView(request, address);
       if (!matches(security.path)) return undefined;
       let outcome: Outcome;
       try {

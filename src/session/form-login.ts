@@ -1,16 +1,22 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_DEADLINES, deadlineExceeded, requireDeadline } from '../core/deadline.js';
-import { ConfigurationError, UnavailableError } from '../core/errors.js';
-import type { SecurityEvents } from '../core/events.js';
+import { isBrowserNavigation } from '../authorization/entry-points.js';
+import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
+import { ConfigurationError, TooManyRequestsError, UnavailableError } from '../core/errors.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { User } from '../core/user.js';
-import { fetchRequestView, nodeRequestView } from '../lib/request-views.js';
+import { safeRedirectTarget } from '../lib/redirect.js';
 import { rejectUnknownOptions, requireInteger, requireName } from '../lib/validate.js';
 import type { SessionAuthenticator } from './authenticator.js';
 import { checkOrigin } from './csrf.js';
-import { readForm } from './form.js';
-import { safeRedirectTarget } from '../lib/redirect.js';
-import { withDeadline } from '../lib/deadline.js';
+import {
+  makeHandler,
+  plain,
+  redirect,
+  retryLaterOutcome,
+  type FormHandler,
+  type Outcome,
+} from './form-handler.js';
+
+export type { FormHandler } from './form-handler.js';
 
 /** Something that checks a username and password, like `MemoryAuthenticator`. */
 export interface CredentialsVerifier {
@@ -26,7 +32,11 @@ export interface FormLoginOptions {
   readonly sessions: SessionAuthenticator;
   /** Checks the username and password (the in-memory store, or any verifier). */
   readonly credentials: CredentialsVerifier;
-  /** The login page, where failures return with `?error`. @defaultValue `'/login'` */
+  /**
+   * The login page, where failures return with `?error` and logins refused by a
+   * login throttle (too many failures for the username or the address) with
+   * `?error=throttled`. @defaultValue `'/login'`
+   */
   readonly loginUrl?: string;
   /** Where a login without a (valid) saved target goes. @defaultValue `'/'` */
   readonly defaultTarget?: string;
@@ -65,21 +75,6 @@ export interface FormLogoutOptions {
   readonly timeoutMs?: number;
 }
 
-/** A form handler for both adapter styles. */
-export interface FormHandler {
-  /** For node `http`, Express, Connect: answers the request itself. */
-  readonly node: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  /** For the Fetch API (Hono, Next.js route handlers, Bun, Deno). */
-  readonly fetch: (request: Request) => Promise<Response>;
-}
-
-interface Outcome {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly setCookie?: string;
-  readonly body: string;
-}
-
 const LOGIN_OPTIONS = [
   'sessions',
   'credentials',
@@ -100,6 +95,12 @@ const LOGIN_OPTIONS = [
  * `//evil.com` or `https://…` — or the default. Unknown user and wrong password get
  * the same redirect to `loginUrl?error` (the verifier checks a dummy hash for unknown
  * users, so the time is similar too). A bad CSRF token or a cross-site post is 403.
+ *
+ * When the credentials' login throttle refuses the attempt (a `TooManyRequestsError`:
+ * too many failures for the username or from the address; nothing was checked), a
+ * browser (Accept lists `text/html`) is sent to `loginUrl?error=throttled` and any
+ * other client gets 429 with `Retry-After`; a `throttled` event is published by the
+ * throttle. Never 503 for it.
  *
  * @example
  * ```ts
@@ -122,6 +123,10 @@ export function formLogin(options: FormLoginOptions): FormHandler {
   const passwordField = requireName('passwordField', o.passwordField ?? 'password');
   const max = requireInteger('maxBodyBytes', o.maxBodyBytes ?? 16_384, 256, 1_048_576);
   const fieldName = sessions.settings.csrfFieldName;
+  const failed = (target: string, marker: string): Outcome => {
+    const keep = target === defaultTarget ? '' : `&${targetField}=${encodeURIComponent(target)}`;
+    return redirect(`${loginUrl}${loginUrl.includes('?') ? '&' : '?'}error${marker}${keep}`);
+  };
 
   const handle = async (request: SecurityRequest, form: URLSearchParams): Promise<Outcome> => {
     const refused = await csrfRefusal(sessions, request, form.get(fieldName));
@@ -134,14 +139,15 @@ export function formLogin(options: FormLoginOptions): FormHandler {
         authenticationMethod: 'form',
       });
     } catch (error) {
-      // The password encoder passed its deadline: fail closed (503), not a 500.
+      if (error instanceof TooManyRequestsError && isBrowserNavigation(request)) {
+        return failed(target, '=throttled');
+      }
+      // A throttle refused (429), or the password encoder passed its deadline (503):
+      // fail closed, not a 500.
       if (!(error instanceof UnavailableError)) throw error;
-      return unavailableOutcome(error);
+      return retryLaterOutcome(error);
     }
-    if (!user) {
-      const keep = target === defaultTarget ? '' : `&${targetField}=${encodeURIComponent(target)}`;
-      return redirect(`${loginUrl}${loginUrl.includes('?') ? '&' : '?'}error${keep}`);
-    }
+    if (!user) return failed(target, '');
     return redirect(target, await sessions.logIn(user));
   };
   return makeHandler(max, sessions.events, timeoutOf(o.timeoutMs), 'form-login', handle);
@@ -192,92 +198,6 @@ function timeoutOf(value: unknown): number {
   return value === undefined
     ? DEFAULT_DEADLINES.authenticationMs
     : requireDeadline('timeoutMs', value);
-}
-
-/** 503 with `Retry-After`: a dependency passed its deadline or is down. */
-function unavailableOutcome(error: UnavailableError): Outcome {
-  const retryAfter = String(error.retryAfter);
-  return {
-    status: 503,
-    headers: { ...TEXT, 'retry-after': retryAfter },
-    body: 'Service Unavailable',
-  };
-}
-
-function makeHandler(
-  max: number,
-  events: SecurityEvents,
-  timeoutMs: number,
-  operation: string,
-  handle: (request: SecurityRequest, form: URLSearchParams) => Promise<Outcome>,
-): FormHandler {
-  const run = async (
-    security: SecurityRequest,
-    source: IncomingMessage | Request,
-  ): Promise<Outcome> => {
-    if (security.method !== 'POST')
-      return { ...plain(405, 'Method Not Allowed'), headers: { ...TEXT, allow: 'POST' } };
-    const read = await readForm(source, max);
-    if ('status' in read)
-      return plain(
-        read.status,
-        read.status === 413
-          ? 'Payload Too Large'
-          : read.status === 415
-            ? 'Unsupported Media Type'
-            : 'Bad Request',
-      );
-    try {
-      return await withDeadline(handle(security, read.form), timeoutMs, () =>
-        deadlineExceeded(operation, timeoutMs, events, security),
-      );
-    } catch (error) {
-      if (error instanceof UnavailableError) return unavailableOutcome(error);
-      throw error;
-    }
-  };
-  return Object.freeze({
-    node: async (req: IncomingMessage, res: ServerResponse) => {
-      let outcome: Outcome;
-      try {
-        outcome = await run(nodeRequestView(req), req);
-      } catch {
-        // A client that went away mid-body, or a failing store: never an unhandled
-        // rejection (which would end the process), never details.
-        if (res.headersSent || req.socket.destroyed) res.destroy();
-        else res.writeHead(500, TEXT).end('Internal Server Error');
-        return;
-      }
-      if (outcome.setCookie !== undefined) res.appendHeader('set-cookie', outcome.setCookie);
-      if (outcome.status === 413) res.setHeader('connection', 'close');
-      res.writeHead(outcome.status, outcome.headers);
-      res.end(outcome.body);
-    },
-    fetch: async (request: Request) => {
-      const outcome = await run(fetchRequestView(request), request);
-      const headers = new Headers(outcome.headers);
-      if (outcome.setCookie !== undefined) headers.append('set-cookie', outcome.setCookie);
-      return new Response(outcome.body === '' ? null : outcome.body, {
-        status: outcome.status,
-        headers,
-      });
-    },
-  });
-}
-
-const TEXT = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' };
-
-function plain(status: number, body: string): Outcome {
-  return { status, headers: TEXT, body };
-}
-
-function redirect(location: string, setCookie?: string): Outcome {
-  return {
-    status: 303,
-    headers: { location, 'cache-control': 'no-store' },
-    ...(setCookie === undefined ? {} : { setCookie }),
-    body: '',
-  };
 }
 
 function safePath(option: string, value: unknown): string {
