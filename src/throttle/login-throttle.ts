@@ -155,7 +155,10 @@ export class LoginThrottle {
    * A credential naming `username` is already known to be right (a cached
    * verification): throws like {@link LoginThrottle.admit} when the username or
    * address is throttled — a right password must not get through a throttle that a
-   * guess would meet — else forgets the username's counter. Counts nothing.
+   * guess would meet. Counts nothing, and resets nothing: only a password checked
+   * anew resets the username's counter, else every request of a busy HTTP Basic
+   * client would wipe the count of a guesser of its password (with the default
+   * one-minute credential cache, a guesser gets at most `max - 1` guesses a minute).
    */
   verified(username: string, request?: LimitedRequest): MaybePromise<void> {
     const counters = this.#counters(username, request);
@@ -163,23 +166,16 @@ export class LoginThrottle {
     const states = counters.map((counter) =>
       this.#store.call(() => this.#store.store.peek(counter.key, now), request),
     );
-    const check = (
-      found: readonly (ThrottleState | null | typeof FAILED_OPEN)[],
-    ): MaybePromise<void> => {
-      let reset: MaybePromise<void> | undefined;
+    const check = (found: readonly (ThrottleState | null | typeof FAILED_OPEN)[]): void => {
       found.forEach((state, i) => {
-        if (state === null || state === FAILED_OPEN) return;
-        const counter = counters[i] as Counter;
-        if (state.blockedUntilMs > now)
-          this.#refuse(counter, state.blockedUntilMs, username, request, now);
-        if (counter.scope === 'username' && state.count > 0)
-          reset = this.#release(counter, 'reset', request);
+        if (state === null || state === FAILED_OPEN || state.blockedUntilMs <= now) return;
+        this.#refuse(counters[i] as Counter, state.blockedUntilMs, username, request, now);
       });
-      return reset;
     };
-    return states.some(isPromiseLike)
-      ? Promise.all(states.map(async (state) => state)).then(check)
-      : check(states as ThrottleState[]);
+    if (states.some(isPromiseLike))
+      return Promise.all(states.map(async (state) => state)).then(check);
+    check(states as ThrottleState[]);
+    return undefined;
   }
 
   #counters(username: string | undefined, request: LimitedRequest | undefined): Counter[] {
