@@ -157,18 +157,19 @@ function parse(entry: string | undefined): Address | undefined {
   else if (/^\d+\.\d+\.\d+\.\d+:\d+$/u.test(text)) text = text.slice(0, text.indexOf(':'));
   const zone = text.indexOf('%');
   if (zone !== -1) text = text.slice(0, zone);
-  // Only canonical forms: ipaddr.parse also takes '0x7f.1' and '127.1', which no proxy writes.
-  if (
-    !ipaddr.IPv4.isValidFourPartDecimal(text) &&
-    !(text.includes(':') && ipaddr.IPv6.isValid(text))
-  ) {
-    return undefined;
-  }
+  if (!canonical(text)) return undefined;
   const address = ipaddr.parse(text);
   if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
     return (address as ipaddr.IPv6).toIPv4Address();
   }
   return address;
+}
+
+/** Only canonical forms: ipaddr.parse also takes '0x7f.1', '127.1' and octal '010.0.0.1', which no proxy writes. */
+function canonical(text: string): boolean {
+  return (
+    ipaddr.IPv4.isValidFourPartDecimal(text) || (text.includes(':') && ipaddr.IPv6.isValid(text))
+  );
 }
 
 /** The `for=` values of an RFC 7239 `Forwarded` header, left to right (`''` for an element without one). */
@@ -219,6 +220,7 @@ function parseRanges(entry: unknown): Range[] {
   if (named !== undefined) return named.map((cidr) => ipaddr.parseCIDR(cidr) as Range);
   let range: Range;
   try {
+    if (!canonical(entry.split('/')[0] as string)) throw new Error('not canonical');
     if (entry.includes('/')) range = ipaddr.parseCIDR(entry);
     else {
       const address = ipaddr.parse(entry);

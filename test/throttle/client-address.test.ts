@@ -203,6 +203,12 @@ describe('ClientAddressResolver configuration', () => {
       [{ trustedProxies: ['10.0.0.0/33'] }, 'trustedProxies'],
       [{ trustedProxies: ['10.0.0.0/8', 'not-a-range'] }, 'trustedProxies'],
       [{ trustedProxies: ['2001:db8::/129'] }, 'trustedProxies'],
+      // Non-canonical forms ipaddr.js would read as other addresses: '010.0.0.0/8' is 8.0.0.0/8 in octal.
+      [{ trustedProxies: ['010.0.0.0/8'] }, 'trustedProxies'],
+      [{ trustedProxies: ['0xa.0.0.0/8'] }, 'trustedProxies'],
+      [{ trustedProxies: ['10.1/16'] }, 'trustedProxies'],
+      [{ trustedProxies: ['127.1'] }, 'trustedProxies'],
+      [{ trustedProxies: ['192.168.000.001'] }, 'trustedProxies'],
       [{ trustedProxies: [''] }, 'trustedProxies'],
       [{ trustedProxies: [10] as never }, 'trustedProxies'],
       [{ trustedProxies: '10.0.0.0/8' as never }, 'trustedProxies'],
