@@ -122,6 +122,24 @@ describe('LoginThrottle by username', () => {
   });
 });
 
+describe('LoginThrottle on an asynchronous store', () => {
+  it('admits exactly 5 of a concurrent burst of 200 guesses', async () => {
+    const { store, attempt, keyOf, count, throttle } = setup();
+    store.mode = 'async';
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => attempt('alice', requestFrom(`192.0.2.${i}`))),
+    );
+    expect(results.filter((result) => result === undefined)).toHaveLength(5);
+    for (const refused of results.filter((result) => result !== undefined)) {
+      refusal(refused, 'username', 60);
+    }
+    expect(count(keyOf('login:u:'))).toBe(5);
+    const check = throttle.verified('alice', requestFrom(ATTACKER));
+    expect(check).toBeInstanceOf(Promise);
+    await expect(check).rejects.toBeInstanceOf(TooManyRequestsError);
+  });
+});
+
 describe('LoginThrottle settling an attempt', () => {
   it('forgets the username counter on a match and takes the attempt back from the address', async () => {
     const { attempt, keyOf, count } = setup();
