@@ -7,8 +7,8 @@ import type { SecurityRequest } from '../core/request.js';
  * proxy`, without its forgeable `true`):
  *
  * - a number `n`: exactly `n` proxies stand in front of the server, each appending
- *   the address it saw; the client is the `n`-th address from the right of
- *   `[...forwarded, socket]`;
+ *   the address it saw; the client is the `n`-th address from the right of the
+ *   forwarded header (`1`: its last entry);
  * - a list of addresses and CIDR ranges (`'10.0.0.0/8'`, `'2001:db8::/32'`, and the
  *   names `'loopback'`, `'linklocal'`, `'uniquelocal'`): the proxies are the hops at
  *   those addresses; the client is the first address, from the right, not in them.
