@@ -12,6 +12,7 @@
  *   npm run bench -- memory       # heap over 1,000,000 requests with 100,000 distinct tokens
  *   npm run bench -- baseline [--ref <commit>]   # the pipeline's overhead before (a commit) and after (this tree)
  *   npm run bench -- stores       # refreshes/s and the example's CPU per request on memory and on Redis
+ *   npm run bench -- rate-limit   # a rate limit's cost per request against rate-limiter-flexible, memory and Redis
  *
  * A full run (no section named) also writes BENCHMARKS.md at the project root and
  * bench/overhead.svg (bench/report.ts); a partial run only prints, so the report
@@ -27,6 +28,7 @@ import { benchJwt, printJwt } from './jwt.js';
 import { pinSelf } from './lib.js';
 import { benchMemory, printMemory } from './memory.js';
 import { benchMicro, printMicro } from './micro.js';
+import { benchRateLimit, printRateLimit } from './rate-limit.js';
 import { capture, writeReport, type OverheadBar } from './report.js';
 import { benchRules, printRules } from './rules.js';
 import { benchStacks, printStacks, stackBars } from './stacks.js';
@@ -139,6 +141,12 @@ if (want('stores')) {
   const result = await benchStores(load);
   await capture(() => {
     printStores(result);
+  });
+}
+if (want('rate-limit')) {
+  const result = await benchRateLimit();
+  await capture(() => {
+    printRateLimit(result);
   });
 }
 if (only.size === 0) writeReport(bars);

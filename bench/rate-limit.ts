@@ -1,0 +1,472 @@
+/**
+ * Rate limits: the per-request cost of a `rateLimit` rule's `consume` against
+ * rate-limiter-flexible's `consume(key)`, on the same store, side by side in one run:
+ *
+ * - memory: portcullis on a `MemoryThrottleStore` (synchronous; also awaited, as an
+ *   async middleware would) against `RateLimiterMemory` (always a promise);
+ * - Redis: portcullis on `createRedisStores(…).throttle` against `RateLimiterRedis`
+ *   (`useRedisPackage: true`) with the same node-redis client on the same
+ *   `redis-server` (a free 127.0.0.1 port, started and killed here), one request at
+ *   a time (latency) and {@link IN_FLIGHT} in flight (node-redis pipelines them);
+ * - floors: a do-nothing call (sync and awaited) and a node-redis `PING`.
+ *
+ * Requests rotate over {@link KEYS} users (or client addresses), so no side measures
+ * one hot key. The limits are too high to refuse anything, except on the "half
+ * refused" rows: a fresh limiter each round whose limit lets exactly half of each
+ * key's requests through — every round checks that exactly half were refused (and
+ * none elsewhere), on both libraries, so each proves it counts. Rounds interleave the
+ * rows (their order rotated each round); the table gives the median and range over
+ * the rounds, and the ratio portcullis / rate-limiter-flexible as the median of the
+ * rounds' ratios (each round's pair measured back to back).
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import {
+  AuthenticatedUser,
+  MemoryThrottleStore,
+  TooManyRequestsError,
+  User,
+  createSecurityRequest,
+  rateLimit,
+  type RateLimitSubject,
+  type ThrottleStore,
+} from 'portcullis';
+import { connectRedis, createRedisStores } from 'portcullis/redis';
+type RedisClient = Awaited<ReturnType<typeof connectRedis>>;
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+import { startRedis } from '../test/support/redis-server.js';
+import { fmt } from './lib.js';
+
+/** Distinct users (and client addresses) the requests rotate over. */
+const KEYS = 1_000;
+/** Requests in flight at once on the concurrent Redis rows. */
+const IN_FLIGHT = 50;
+const ROUNDS = 7;
+const MIN_ROUNDS = 3;
+/** A limit nothing reaches during the run. */
+const NEVER = 1_000_000_000;
+
+type Library = 'floor' | 'portcullis' | 'rate-limiter-flexible';
+type Mode = 'sync' | 'await' | 'concurrent';
+/** One request: the i-th of a round; throws (or rejects) when refused. */
+type Call = (i: number) => unknown;
+
+interface Variant {
+  readonly label: string;
+  readonly library: Library;
+  readonly mode: Mode;
+  /** The rows measured against each other (portcullis / rate-limiter-flexible) share it. */
+  readonly pair?: string;
+  /** Half of each key's requests refused in every round (a fresh limiter per round). */
+  readonly halfRefused?: boolean;
+  /** The call of a round (`round` −1: the warm-up). */
+  readonly prepare: (round: number) => Call;
+}
+
+interface Group {
+  readonly title: string;
+  /** Requests per row and round: an even multiple of {@link KEYS}. */
+  readonly iterations: number;
+  /** No round starts past this (after {@link MIN_ROUNDS}), so the run stays bounded on a busy machine. */
+  readonly budgetMs: number;
+  readonly variants: readonly Variant[];
+}
+
+/** One row of the result: ns per request, one per round. */
+export interface RateLimitRow {
+  readonly group: string;
+  readonly label: string;
+  readonly library: Library;
+  readonly halfRefused: boolean;
+  readonly nanos: readonly number[];
+  /** portcullis / rate-limiter-flexible per round, on the portcullis rows with a pair. */
+  readonly ratios?: readonly number[];
+}
+
+const isRefusal = (error: unknown): boolean =>
+  error instanceof TooManyRequestsError || error instanceof RateLimiterRes;
+
+/** Runs a round of `iterations` requests: ns per request, and how many were refused. */
+async function run(
+  mode: Mode,
+  call: Call,
+  iterations: number,
+): Promise<{ nanos: number; refused: number }> {
+  let refused = 0;
+  const refusal = (error: unknown): void => {
+    if (!isRefusal(error)) throw error;
+    refused++;
+  };
+  const start = process.hrtime.bigint();
+  if (mode === 'sync') {
+    for (let i = 0; i < iterations; i++) {
+      try {
+        call(i);
+      } catch (error) {
+        refusal(error);
+      }
+    }
+  } else if (mode === 'await') {
+    for (let i = 0; i < iterations; i++) {
+      try {
+        await call(i);
+      } catch (error) {
+        refusal(error);
+      }
+    }
+  } else {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < iterations) {
+        try {
+          await call(next++);
+        } catch (error) {
+          refusal(error);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  }
+  return { nanos: Number(process.hrtime.bigint() - start) / iterations, refused };
+}
+
+/** Every variant of a group in each round, the order rotated round by round. */
+async function measure(group: Group): Promise<RateLimitRow[]> {
+  const { variants, iterations } = group;
+  const nanos = variants.map(() => [] as number[]);
+  const deadline = Date.now() + group.budgetMs;
+  for (let round = -1; round < ROUNDS; round++) {
+    if (round >= MIN_ROUNDS && Date.now() > deadline) break;
+    for (let k = 0; k < variants.length; k++) {
+      const index = (k + Math.max(0, round)) % variants.length;
+      const variant = variants[index]!;
+      const result = await run(variant.mode, variant.prepare(round), iterations);
+      const expected = variant.halfRefused === true ? iterations / 2 : 0;
+      if (result.refused !== expected) {
+        throw new Error(
+          `${group.title}, ${variant.label}: ${result.refused} refused of ${iterations}, expected ${expected}`,
+        );
+      }
+      if (round >= 0) nanos[index]!.push(result.nanos);
+    }
+  }
+  return variants.map((variant, index) => {
+    const pair = variants.findIndex(
+      (other) => other.library === 'rate-limiter-flexible' && other.pair === variant.pair,
+    );
+    const ratios =
+      variant.library === 'portcullis' && pair >= 0
+        ? nanos[index]!.map((n, round) => n / nanos[pair]![round]!)
+        : undefined;
+    return {
+      group: `${group.title} (${String(nanos[index]!.length)} rounds)`,
+      label: variant.label,
+      library: variant.library,
+      halfRefused: variant.halfRefused ?? false,
+      nanos: nanos[index]!,
+      ...(ratios === undefined ? {} : { ratios }),
+    };
+  });
+}
+
+/** The requests, one per key: user `bench-user-<n>` from client address `10.0.x.y`. */
+function subjects(): { users: RateLimitSubject[]; anonymous: RateLimitSubject[] } {
+  const users: RateLimitSubject[] = [];
+  const anonymous: RateLimitSubject[] = [];
+  for (let n = 0; n < KEYS; n++) {
+    const request = createSecurityRequest({
+      method: 'GET',
+      url: '/api/search',
+      header: () => undefined,
+      clientAddress: `10.0.${String(n >> 8)}.${String(n & 255)}`,
+    });
+    const user = AuthenticatedUser.from(new User(`bench-user-${String(n)}`, '', ['USER']));
+    users.push({ request, user });
+    anonymous.push({ request, user: null });
+  }
+  return { users, anonymous };
+}
+
+/** Makes a rate-limiter-flexible limiter on the store under test. */
+type Flexible = (keyPrefix: string, points: number, duration: number) => RateLimiterAbstract;
+
+/**
+ * The rows every store has: by user, nothing refused, and half refused (a fresh
+ * limiter per round whose limit is half of each key's requests), each library's.
+ */
+function pairs(
+  tag: string,
+  store: ThrottleStore,
+  flexible: Flexible,
+  mode: Mode,
+  iterations: number,
+  portcullisMode: Mode = mode,
+): Variant[] {
+  const { users } = subjects();
+  const name = (i: number): string => users[i % KEYS]!.user!.username;
+  const byUser = rateLimit({ name: 'bench-user', window: '1m', max: NEVER, by: 'user', store });
+  const flexibleUser = flexible('bench-user', NEVER, 60);
+  const perKey = iterations / KEYS;
+  if (!Number.isInteger(perKey / 2)) throw new Error('iterations must be an even multiple of KEYS');
+  const fresh = (round: number): string => `bench-half-${tag}-${round < 0 ? 'w' : String(round)}`;
+  const p = 'portcullis' as const;
+  const f = 'rate-limiter-flexible' as const;
+  return [
+    {
+      label: "portcullis `consume`, by 'user'",
+      library: p,
+      mode: portcullisMode,
+      pair: 'user',
+      prepare: () => (i) => byUser.consume(users[i % KEYS]!),
+    },
+    {
+      label: '`consume(username)`',
+      library: f,
+      mode,
+      pair: 'user',
+      prepare: () => (i) => flexibleUser.consume(name(i)),
+    },
+    {
+      label: "portcullis `consume`, by 'user', half refused",
+      library: p,
+      mode: portcullisMode,
+      pair: 'half',
+      halfRefused: true,
+      prepare: (round) => {
+        const limit = rateLimit({ name: fresh(round), window: '1h', max: perKey / 2, store });
+        return (i) => limit.consume(users[i % KEYS]!);
+      },
+    },
+    {
+      label: '`consume(username)`, half refused',
+      library: f,
+      mode,
+      pair: 'half',
+      halfRefused: true,
+      prepare: (round) => {
+        const limit = flexible(fresh(round), perKey / 2, 3600);
+        return (i) => limit.consume(name(i));
+      },
+    },
+  ];
+}
+
+function memoryGroup(): Group {
+  const iterations = 40_000;
+  const { users, anonymous } = subjects();
+  const store = new MemoryThrottleStore();
+  const flexible: Flexible = (keyPrefix, points, duration) =>
+    new RateLimiterMemory({ keyPrefix, points, duration });
+  const byUser = rateLimit({ name: 'bench-awaited', window: '1m', max: NEVER, store });
+  const byAddress = rateLimit({
+    name: 'bench-address',
+    window: '1m',
+    max: NEVER,
+    by: 'address',
+    store,
+  });
+  const flexibleAddress = flexible('bench-address', NEVER, 60);
+  const noop = (subject: RateLimitSubject): RateLimitSubject => subject;
+  const [user, flexibleUser, half, flexibleHalf] = pairs(
+    'memory',
+    store,
+    flexible,
+    'await',
+    iterations,
+    'sync',
+  );
+  return {
+    title: 'memory, one request at a time',
+    iterations,
+    budgetMs: 20_000,
+    variants: [
+      {
+        label: 'floor: a do-nothing call',
+        library: 'floor',
+        mode: 'sync',
+        prepare: () => (i) => noop(users[i % KEYS]!),
+      },
+      {
+        label: 'floor: a do-nothing call, awaited',
+        library: 'floor',
+        mode: 'await',
+        prepare: () => (i) => noop(users[i % KEYS]!),
+      },
+      user!,
+      {
+        label: "portcullis `consume`, by 'user', awaited",
+        library: 'portcullis',
+        mode: 'await',
+        pair: 'user',
+        prepare: () => (i) => byUser.consume(users[i % KEYS]!),
+      },
+      flexibleUser!,
+      {
+        label: "portcullis `consume`, by 'address'",
+        library: 'portcullis',
+        mode: 'sync',
+        pair: 'address',
+        prepare: () => (i) => byAddress.consume(anonymous[i % KEYS]!),
+      },
+      {
+        label: '`consume(address)`',
+        library: 'rate-limiter-flexible',
+        mode: 'await',
+        pair: 'address',
+        prepare: () => (i) => flexibleAddress.consume(anonymous[i % KEYS]!.request!.clientAddress!),
+      },
+      half!,
+      flexibleHalf!,
+    ],
+  };
+}
+
+/** Both Redis groups on one client: one request at a time, and {@link IN_FLIGHT} in flight. */
+function redisGroups(client: RedisClient, store: ThrottleStore): Group[] {
+  const flexible: Flexible = (keyPrefix, points, duration) =>
+    new RateLimiterRedis({
+      storeClient: client,
+      useRedisPackage: true,
+      keyPrefix,
+      points,
+      duration,
+    });
+  const group = (title: string, mode: Mode, iterations: number): Group => ({
+    title,
+    iterations,
+    budgetMs: 25_000,
+    variants: [
+      {
+        label: 'floor: node-redis `PING`',
+        library: 'floor',
+        mode,
+        prepare: () => () => client.ping(),
+      },
+      ...pairs(mode, store, flexible, mode, iterations),
+    ],
+  });
+  return [
+    group('Redis, one request at a time', 'await', 2_000),
+    group(`Redis, ${String(IN_FLIGHT)} requests in flight`, 'concurrent', 10_000),
+  ];
+}
+
+/**
+ * Pins the redis-server listening on `port` to core 1 (this process runs on core 0
+ * when the runner pinned it), as the benchmark's servers are; false without taskset.
+ */
+function pinRedis(port: number): boolean {
+  try {
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/u.test(pid)) continue;
+      let cmdline = '';
+      try {
+        cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      if (cmdline.startsWith('redis-server') || cmdline.startsWith('/usr/bin/redis-server')) {
+        if (!cmdline.includes(`:${String(port)}`) && !cmdline.includes(`\0${String(port)}\0`)) {
+          continue;
+        }
+        execFileSync('taskset', ['-p', '-c', '1', pid], { stdio: 'ignore' });
+        return true;
+      }
+    }
+  } catch {
+    // No taskset: the server runs wherever the kernel puts it.
+  }
+  return false;
+}
+
+export interface RateLimitResult {
+  readonly rows: readonly RateLimitRow[];
+  readonly redisPinned: boolean;
+  readonly seconds: number;
+}
+
+/** Runs every group: memory first, then Redis on a redis-server started and killed here. */
+export async function benchRateLimit(): Promise<RateLimitResult> {
+  const started = Date.now();
+  const rows: RateLimitRow[] = [];
+  rows.push(...(await measure(memoryGroup())));
+  const redis = await startRedis();
+  try {
+    const redisPinned = pinRedis(redis.port);
+    const client = await connectRedis(redis.url);
+    const stores = createRedisStores({ client, prefix: 'bench-rate:' });
+    try {
+      if (!(await stores.ready())) throw new Error('the Redis stores are not ready');
+      for (const group of redisGroups(client, stores.throttle)) {
+        rows.push(...(await measure(group)));
+      }
+      // Every counter either library left has a TTL.
+      const keys = await client.keys('*');
+      const ttls = await Promise.all(keys.map((key) => client.pTTL(key)));
+      if (keys.length < KEYS || ttls.some((ttl) => ttl < 0)) {
+        throw new Error(`${String(keys.length)} counter keys, some without a TTL`);
+      }
+    } finally {
+      stores.close();
+      await client.close();
+    }
+    return { rows, redisPinned, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    await redis.stop();
+  }
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? sorted[middle]!
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
+const micros = (nanos: number): string => fmt(nanos / 1000, nanos < 10_000 ? 3 : 2);
+const range = (values: readonly number[], show: (n: number) => string): string =>
+  `${show(Math.min(...values))} – ${show(Math.max(...values))}`;
+
+export function printRateLimit({ rows, redisPinned, seconds }: RateLimitResult): void {
+  console.log('\n## Rate limits: portcullis `rateLimit` against rate-limiter-flexible\n');
+  console.log(
+    `What counting one request against a limit costs, in this process: portcullis' \`RateLimit.consume\` ` +
+      `(the core of a \`rateLimit({ window: '1m', max, by })\` rule, without URL matching) and rate-limiter-flexible's ` +
+      `\`consume(key)\`, on memory (\`MemoryThrottleStore\` / \`RateLimiterMemory\`) and on one \`redis-server\` ` +
+      `(\`createRedisStores(…).throttle\` / \`RateLimiterRedis\` with \`useRedisPackage: true\`, the same node-redis client; ` +
+      `the server ${redisPinned ? 'pinned to the other core' : 'not pinned'}). ` +
+      `Requests rotate over ${fmt(KEYS)} users (or client addresses). The limits refuse nothing, except on the "half refused" rows: ` +
+      `a fresh limiter each round lets exactly half of each key's requests through, which every round checks on both libraries. ` +
+      `Up to ${String(ROUNDS)} interleaved rounds after a warm-up (at least ${String(MIN_ROUNDS)}; fewer when the machine is slow), ` +
+      `µs per request (elapsed / requests; with ${String(IN_FLIGHT)} in flight, the inverse of the throughput), median and range; ` +
+      `portcullis / rate-limiter-flexible is the median (and range) of the rounds' ratios, lower is faster. ` +
+      `On memory portcullis answers synchronously and rate-limiter-flexible a promise, which its rows await ` +
+      `(the portcullis row marked awaited does too).\n`,
+  );
+  console.log(
+    '| store, mode | limiter | µs/request (median) | range | portcullis / rate-limiter-flexible |',
+  );
+  console.log('|---|---|---:|---|---:|');
+  for (const row of rows) {
+    const label =
+      row.library === 'rate-limiter-flexible' ? `rate-limiter-flexible ${row.label}` : row.label;
+    const ratio =
+      row.ratios === undefined
+        ? ''
+        : `${fmt(median(row.ratios), 2)} (${range(row.ratios, (n) => fmt(n, 2))})`;
+    console.log(
+      `| ${row.group} | ${label} | ${micros(median(row.nanos))} | ${range(row.nanos, micros)} | ${ratio} |`,
+    );
+  }
+  const summary = rows
+    .filter((row) => row.ratios !== undefined && row.label === "portcullis `consume`, by 'user'")
+    .map((row) => `${row.group}: ${fmt(median(row.ratios!), 2)}`);
+  console.log(
+    `\nportcullis / rate-limiter-flexible, by user, nothing refused: ${summary.join('; ')}. This part ran in ${fmt(seconds, 0)} s.`,
+  );
+}
