@@ -125,6 +125,20 @@ describe('LoginThrottle options', () => {
       const error = await caught(() => throttle.admit('alice'));
       expect((error as TooManyRequestsError).retryAfter).toBe(90);
     }
+    for (const window of [900, '15m', '900s'] as const) {
+      for (const [elapsed, refusedAfter] of [
+        [15 * 60_000 - 1, 1], // still in the window: the third failure starts a delay
+        [15 * 60_000, 3], // the window has passed: counting starts again
+      ] as const) {
+        const clock = testClock();
+        const throttle = new LoginThrottle({ clock: clock.now, username: { max: 3, window } });
+        for (let i = 0; i < 2; i++) await (await throttle.admit('alice')).settle('failed');
+        clock.advance(elapsed);
+        for (let i = 0; i < refusedAfter; i++)
+          await (await throttle.admit('alice')).settle('failed');
+        expect(await caught(() => throttle.admit('alice'))).toBeInstanceOf(TooManyRequestsError);
+      }
+    }
   });
 
   it('refuses bad options by name, with a hint for a typo', () => {

@@ -222,6 +222,15 @@ describe('LoginThrottle by address', () => {
     expect(await attempt('someone-new', requestFrom('192.0.2.1'))).toBeUndefined();
   });
 
+  it('counts a check without a username (a refresh) on the address alone', async () => {
+    const { attempt, store } = setup({ address: { max: 2 } });
+    await attempt(undefined);
+    await attempt(undefined);
+    refusal(await attempt(undefined), 'address', 60);
+    refusal(await attempt('alice'), 'address', 60);
+    expect(store.keys.filter((key) => key.startsWith('login:u:'))).toHaveLength(0);
+  });
+
   it('counts an IPv6 attacker rotating through one /64 as one address', async () => {
     const { attempt } = setup({ address: { max: 3 } });
     const rotated = [
