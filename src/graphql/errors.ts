@@ -11,6 +11,8 @@ export type SchemaSecurityProblemCode =
   | 'ERR_GRAPHQL_DIRECTIVE_DEFINITION'
   /** An expression reads `args.<name>` where the field has no argument `<name>`. */
   | 'ERR_GRAPHQL_UNKNOWN_ARGUMENT'
+  /** `@rateLimit(limit: "…")` names a limit the `rateLimits` option does not define. */
+  | 'ERR_GRAPHQL_UNKNOWN_RATE_LIMIT'
   /** The expression itself does not compile (see `ExpressionSyntaxError`). */
   | ExpressionErrorCode;
 

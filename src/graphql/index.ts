@@ -3,7 +3,7 @@
  * `@permitAll`, `@denyAll`, `@authenticated`) backed by the security-expression
  * language: a graphql-tools style `{ typeDefs, transformer }`, a context helper
  * that fills `context.user` from any `Authenticator`, and an optional
- * all-or-nothing operation check. Needs the optional peers `graphql` and
+ * all-or-nothing operation check, and `@rateLimit` on fields. Needs the optional peers `graphql` and
  * `@graphql-tools/utils`.
  *
  * @module portcullis/graphql
@@ -33,4 +33,5 @@ export {
   type OperationCheckPlugin,
 } from './operation.js';
 export type { GraphQLDenial, SecurityDirectivesOptions, UserLike } from './options.js';
+export { rateLimitDirectiveTypeDefs } from './rate-limits.js';
 export { checkSchemaSecurity, securityDirectives, type SecurityDirectives } from './transformer.js';

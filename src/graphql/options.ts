@@ -6,6 +6,8 @@ import { isPromiseLike } from '../lib/promise.js';
 import { didYouMean } from '../lib/suggest.js';
 import type { DefaultPolicy } from './analyze.js';
 import { rejectUnknownOptions } from '../lib/validate.js';
+import type { RateLimit } from '../throttle/rate-limit.js';
+import { resolveRateLimits } from './rate-limits.js';
 
 /** What a user getter may return: the user, nothing (anonymous), or a promise of either. */
 export type UserLike =
@@ -67,6 +69,16 @@ export interface SecurityDirectivesOptions {
    * that throws or returns no `Error` falls back to the default.
    */
   readonly createError?: (denial: GraphQLDenial) => Error;
+  /**
+   * The rate limits the schema's `@rateLimit(limit: "<name>")` directives name (see
+   * `rateLimit`): `{ search: rateLimit({ window: '1m', max: 30, by: 'user' }) }`. With
+   * it, `typeDefs` also define `@rateLimit`, and the transformer refuses a name that
+   * is not here. Each resolution of a limited field counts (aliases and list items
+   * included), before its security rule, so refused ones count too; past the limit
+   * the field answers `extensions.code` `TOO_MANY_REQUESTS` (HTTP 429, `Retry-After`).
+   * @defaultValue none: `@rateLimit` is not defined nor read
+   */
+  readonly rateLimits?: Readonly<Record<string, RateLimit>>;
 }
 
 /** The validated options. @internal */
@@ -79,9 +91,19 @@ export interface Settings {
   readonly debug: boolean;
   readonly events: SecurityEvents;
   readonly createError: ((denial: GraphQLDenial) => Error) | undefined;
+  /** The named rate limits, when the option is given. */
+  readonly rateLimits: ReadonlyMap<string, RateLimit> | undefined;
 }
 
-const KNOWN = ['defaultPolicy', 'user', 'functions', 'debug', 'events', 'createError'];
+const KNOWN = [
+  'defaultPolicy',
+  'user',
+  'functions',
+  'debug',
+  'events',
+  'createError',
+  'rateLimits',
+];
 const POLICIES: readonly string[] = ['permitAll', 'authenticated', 'denyAll'];
 
 /** Validates the options of `securityDirectives`. @internal */
@@ -98,6 +120,7 @@ export function resolveSettings(options: SecurityDirectivesOptions | undefined):
     debug = false,
     events = securityEvents,
     createError,
+    rateLimits,
   } = options;
   if (!POLICIES.includes(defaultPolicy)) {
     throw new ConfigurationError(
@@ -128,6 +151,7 @@ export function resolveSettings(options: SecurityDirectivesOptions | undefined):
     debug,
     events,
     createError,
+    rateLimits: resolveRateLimits(rateLimits),
   });
 }
 
@@ -155,4 +179,5 @@ const DEFAULTS: Settings = Object.freeze({
   debug: false,
   events: securityEvents,
   createError: undefined,
+  rateLimits: undefined,
 });

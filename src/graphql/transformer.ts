@@ -11,6 +11,12 @@ import { analyzeSchema, type FieldRule } from './analyze.js';
 import { securityDirectivesTypeDefs } from './directives.js';
 import { SchemaSecurityError, type SchemaSecurityProblem } from './errors.js';
 import { guardResolver } from './guard.js';
+import {
+  analyzeRateLimits,
+  limitField,
+  rateLimitDirectiveTypeDefs,
+  type RateLimitAnalysis,
+} from './rate-limits.js';
 import { resolveSettings, type SecurityDirectivesOptions, type Settings } from './options.js';
 
 /** What {@link securityDirectives} returns (the graphql-tools convention). */
@@ -67,7 +73,10 @@ export function securityDirectives(options?: SecurityDirectivesOptions): Securit
   const settings = resolveSettings(options);
   ownSettings.add(settings);
   return Object.freeze({
-    typeDefs: securityDirectivesTypeDefs,
+    typeDefs:
+      settings.rateLimits === undefined
+        ? securityDirectivesTypeDefs
+        : `${securityDirectivesTypeDefs}\n${rateLimitDirectiveTypeDefs}`,
     transformer: (schema: GraphQLSchema) => applySecurity(schema, settings),
   });
 }
@@ -84,7 +93,8 @@ export function checkSchemaSecurity(
   options?: SecurityDirectivesOptions,
 ): readonly SchemaSecurityProblem[] {
   requireSchema(schema);
-  return analyzeSchema(schema, resolveSettings(options)).problems;
+  const settings = resolveSettings(options);
+  return [...analyzeSchema(schema, settings).problems, ...rateLimitsOf(schema, settings).problems];
 }
 
 function applySecurity(schema: GraphQLSchema, settings: Settings): GraphQLSchema {
@@ -96,18 +106,32 @@ function applySecurity(schema: GraphQLSchema, settings: Settings): GraphQLSchema
     );
   }
   const { rules, problems } = analyzeSchema(schema, settings);
-  if (problems.length > 0) throw new SchemaSecurityError(problems);
+  const limited = rateLimitsOf(schema, settings);
+  if (problems.length + limited.problems.length > 0) {
+    throw new SchemaSecurityError([...problems, ...limited.problems]);
+  }
   const subscription = schema.getSubscriptionType()?.name;
   const mapped = mapSchema(schema, {
     [MapperKind.OBJECT_FIELD]: (config, fieldName, typeName) => {
       const rule = rules.get(typeName)?.get(fieldName);
-      return rule ? guardField(config, rule, settings, typeName === subscription) : config;
+      const root = typeName === subscription;
+      const guarded = rule ? guardField(config, rule, settings, root) : config;
+      // The limits run first: a resolution the rule refuses counts too.
+      const limits = limited.limits.get(typeName)?.get(fieldName);
+      return limits ? limitField(guarded, limits, settings, root) : guarded;
     },
   });
   return new GraphQLSchema({
     ...mapped.toConfig(),
     extensions: { ...mapped.extensions, [EXTENSION_KEY]: settings },
   });
+}
+
+/** The `@rateLimit` analysis, when the settings name rate limits. */
+function rateLimitsOf(schema: GraphQLSchema, settings: Settings): RateLimitAnalysis {
+  return settings.rateLimits === undefined
+    ? { limits: new Map(), problems: [] }
+    : analyzeRateLimits(schema, settings.rateLimits);
 }
 
 function guardField(
