@@ -141,16 +141,15 @@ return {tostring(n), ms(u)}
 
 /**
  * Takes back one attempt (`ThrottleStore.release(…, 'refund')`) and lifts the block
- * when fewer than `max` remain.
- * KEYS[1] the key's hash. ARGV nowMs, max.
+ * it set (no other attempt is admitted while one is blocked on).
+ * KEYS[1] the key's hash. ARGV nowMs, max (unused: kept for the call's shape).
  *
  * @internal
  */
 export const THROTTLE_REFUND = luaScript(`${THROTTLE_RECORD}
 if not live then return 0 end
 n = math.max(0, n - 1)
-if n < tonumber(ARGV[2]) then u = 0 end
-redis.call('HSET', key, 'n', tostring(n), 'u', ms(u))
+redis.call('HSET', key, 'n', tostring(n), 'u', '0')
 keep(e)
 return 1
 `);

@@ -80,7 +80,7 @@ export class MemoryThrottleStore implements ThrottleStore {
       : { count: entry.count, blockedUntilMs: entry.blockedUntilMs };
   }
 
-  release(key: string, how: 'reset' | 'refund', rule: ThrottleRule, nowMs: number): void {
+  release(key: string, how: 'reset' | 'refund', _rule: ThrottleRule, nowMs: number): void {
     if (how === 'reset') {
       this.#entries.delete(key);
       return;
@@ -88,7 +88,8 @@ export class MemoryThrottleStore implements ThrottleStore {
     const entry = this.#live(key, nowMs);
     if (entry === undefined) return;
     entry.count = Math.max(0, entry.count - 1);
-    if (entry.count < rule.max) entry.blockedUntilMs = 0;
+    // Only the refunded attempt can have set the block: none other is admitted while it runs.
+    entry.blockedUntilMs = 0;
   }
 
   hit(key: string, windowMs: number, nowMs: number): WindowCount {

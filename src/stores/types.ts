@@ -151,9 +151,11 @@ export interface ThrottleStore {
   /** The key's state, or `null` when it has none (never counted, or expired). Counts nothing. */
   peek(key: string, nowMs: number): MaybePromise<ThrottleState | null>;
   /**
-   * A checked credential was right: `'reset'` forgets the key (a username's
-   * counter); `'refund'` takes back one attempt (an address's counter, which then
-   * counts failures only) and lifts the block when fewer than `rule.max` remain.
+   * A checked credential was right, or was not checked after all: `'reset'` forgets
+   * the key (a username's counter after a right password); `'refund'` takes back one
+   * attempt (an address's counter, which then counts failures only) and lifts the
+   * block that attempt set — any block, since no other attempt is admitted while one
+   * is in force — as if the attempt had never been made.
    */
   release(
     key: string,

@@ -198,15 +198,18 @@ export function throttleStoreContract(
       expect(await store.peek(unknown, now)).toBeNull();
     });
 
-    it('a refund above max keeps the block', async () => {
-      const { store } = pair();
+    it('a refund above max lifts the doubled block its attempt set, as if it was never made', async () => {
+      const { store, other } = pair();
       const key = freshKey('refund-above');
       const t0 = clock.now();
       for (let i = 0; i < 3; i++) await store.acquire(key, RULE, t0);
       await store.acquire(key, RULE, t0 + SECOND); // count 4, blocked for 2 s
-      await store.release(key, 'refund', RULE, t0 + SECOND);
+      await other.release(key, 'refund', RULE, t0 + SECOND);
+      expect(await store.peek(key, t0 + SECOND)).toEqual({ count: 3, blockedUntilMs: 0 });
+      // The next attempt is the fourth again: it blocks for 2 s, not 4.
+      expect(await store.acquire(key, RULE, t0 + SECOND)).toEqual({ allowed: true, count: 4 });
       expect(await store.peek(key, t0 + SECOND)).toEqual({
-        count: 3,
+        count: 4,
         blockedUntilMs: t0 + 3 * SECOND,
       });
     });
