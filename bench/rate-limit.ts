@@ -24,7 +24,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import {
   AuthenticatedUser,
   MemoryThrottleStore,
-  TooManyRequestsError,
   User,
   createSecurityRequest,
   rateLimit,
@@ -33,146 +32,25 @@ import {
 } from 'portcullis';
 import { connectRedis, createRedisStores } from 'portcullis/redis';
 type RedisClient = Awaited<ReturnType<typeof connectRedis>>;
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import { startRedis } from '../test/support/redis-server.js';
 import { fmt } from './lib.js';
-
-/** Distinct users (and client addresses) the requests rotate over. */
-const KEYS = 1_000;
-/** Requests in flight at once on the concurrent Redis rows. */
-const IN_FLIGHT = 50;
-const ROUNDS = 7;
-const MIN_ROUNDS = 3;
-/** A limit nothing reaches during the run. */
-const NEVER = 1_000_000_000;
-
-type Library = 'floor' | 'portcullis' | 'rate-limiter-flexible';
-type Mode = 'sync' | 'await' | 'concurrent';
-/** One request: the i-th of a round; throws (or rejects) when refused. */
-type Call = (i: number) => unknown;
-
-interface Variant {
-  readonly label: string;
-  readonly library: Library;
-  readonly mode: Mode;
-  /** The rows measured against each other (portcullis / rate-limiter-flexible) share it. */
-  readonly pair?: string;
-  /** Half of each key's requests refused in every round (a fresh limiter per round). */
-  readonly halfRefused?: boolean;
-  /** The call of a round (`round` −1: the warm-up). */
-  readonly prepare: (round: number) => Call;
-}
-
-interface Group {
-  readonly title: string;
-  /** Requests per row and round: an even multiple of {@link KEYS}. */
-  readonly iterations: number;
-  /** No round starts past this (after {@link MIN_ROUNDS}), so the run stays bounded on a busy machine. */
-  readonly budgetMs: number;
-  readonly variants: readonly Variant[];
-}
-
-/** One row of the result: ns per request, one per round. */
-export interface RateLimitRow {
-  readonly group: string;
-  readonly label: string;
-  readonly library: Library;
-  readonly halfRefused: boolean;
-  readonly nanos: readonly number[];
-  /** portcullis / rate-limiter-flexible per round, on the portcullis rows with a pair. */
-  readonly ratios?: readonly number[];
-}
-
-const isRefusal = (error: unknown): boolean =>
-  error instanceof TooManyRequestsError || error instanceof RateLimiterRes;
-
-/** Runs a round of `iterations` requests: ns per request, and how many were refused. */
-async function run(
-  mode: Mode,
-  call: Call,
-  iterations: number,
-): Promise<{ nanos: number; refused: number }> {
-  let refused = 0;
-  const refusal = (error: unknown): void => {
-    if (!isRefusal(error)) throw error;
-    refused++;
-  };
-  const start = process.hrtime.bigint();
-  if (mode === 'sync') {
-    for (let i = 0; i < iterations; i++) {
-      try {
-        call(i);
-      } catch (error) {
-        refusal(error);
-      }
-    }
-  } else if (mode === 'await') {
-    for (let i = 0; i < iterations; i++) {
-      try {
-        await call(i);
-      } catch (error) {
-        refusal(error);
-      }
-    }
-  } else {
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < iterations) {
-        try {
-          await call(next++);
-        } catch (error) {
-          refusal(error);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  }
-  return { nanos: Number(process.hrtime.bigint() - start) / iterations, refused };
-}
-
-/** Every variant of a group in each round, the order rotated round by round. */
-async function measure(group: Group): Promise<RateLimitRow[]> {
-  const { variants, iterations } = group;
-  const nanos = variants.map(() => [] as number[]);
-  const deadline = Date.now() + group.budgetMs;
-  for (let round = -1; round < ROUNDS; round++) {
-    if (round >= MIN_ROUNDS && Date.now() > deadline) break;
-    for (let k = 0; k < variants.length; k++) {
-      const index = (k + Math.max(0, round)) % variants.length;
-      const variant = variants[index]!;
-      const result = await run(variant.mode, variant.prepare(round), iterations);
-      const expected = variant.halfRefused === true ? iterations / 2 : 0;
-      if (result.refused !== expected) {
-        throw new Error(
-          `${group.title}, ${variant.label}: ${result.refused} refused of ${iterations}, expected ${expected}`,
-        );
-      }
-      if (round >= 0) nanos[index]!.push(result.nanos);
-    }
-  }
-  return variants.map((variant, index) => {
-    const pair = variants.findIndex(
-      (other) => other.library === 'rate-limiter-flexible' && other.pair === variant.pair,
-    );
-    const ratios =
-      variant.library === 'portcullis' && pair >= 0
-        ? nanos[index]!.map((n, round) => n / nanos[pair]![round]!)
-        : undefined;
-    return {
-      group: `${group.title} (${String(nanos[index]!.length)} rounds)`,
-      label: variant.label,
-      library: variant.library,
-      halfRefused: variant.halfRefused ?? false,
-      nanos: nanos[index]!,
-      ...(ratios === undefined ? {} : { ratios }),
-    };
-  });
-}
+import {
+  IN_FLIGHT,
+  KEYS,
+  NEVER,
+  type Flexible,
+  MIN_ROUNDS,
+  ROUNDS,
+  measure,
+  median,
+  type Group,
+  type Mode,
+  type RateLimitRow,
+  type Ratio,
+  type Variant,
+} from './rate-limit-measure.js';
+import { pipelineGroup } from './rate-limit-pipeline.js';
 
 /** The requests, one per key: user `bench-user-<n>` from client address `10.0.x.y`. */
 function subjects(): { users: RateLimitSubject[]; anonymous: RateLimitSubject[] } {
@@ -191,9 +69,6 @@ function subjects(): { users: RateLimitSubject[]; anonymous: RateLimitSubject[] 
   }
   return { users, anonymous };
 }
-
-/** Makes a rate-limiter-flexible limiter on the store under test. */
-type Flexible = (keyPrefix: string, points: number, duration: number) => RateLimiterAbstract;
 
 /**
  * The rows every store has: by user, nothing refused, and half refused (a fresh
@@ -256,12 +131,14 @@ function pairs(
   ];
 }
 
+const memoryFlexible: Flexible = (keyPrefix, points, duration) =>
+  new RateLimiterMemory({ keyPrefix, points, duration });
+
 function memoryGroup(): Group {
   const iterations = 40_000;
   const { users, anonymous } = subjects();
   const store = new MemoryThrottleStore();
-  const flexible: Flexible = (keyPrefix, points, duration) =>
-    new RateLimiterMemory({ keyPrefix, points, duration });
+  const flexible = memoryFlexible;
   const byUser = rateLimit({ name: 'bench-awaited', window: '1m', max: NEVER, store });
   const byAddress = rateLimit({
     name: 'bench-address',
@@ -327,7 +204,7 @@ function memoryGroup(): Group {
 }
 
 /** Both Redis groups on one client: one request at a time, and {@link IN_FLIGHT} in flight. */
-function redisGroups(client: RedisClient, store: ThrottleStore): Group[] {
+async function redisGroups(client: RedisClient, store: ThrottleStore): Promise<Group[]> {
   const flexible: Flexible = (keyPrefix, points, duration) =>
     new RateLimiterRedis({
       storeClient: client,
@@ -353,6 +230,17 @@ function redisGroups(client: RedisClient, store: ThrottleStore): Group[] {
   return [
     group('Redis, one request at a time', 'await', 2_000),
     group(`Redis, ${String(IN_FLIGHT)} requests in flight`, 'concurrent', 10_000),
+    await pipelineGroup(
+      'URL rule in `SecurityTransform.handle`, Redis, one at a time',
+      store,
+      flexible,
+      {
+        tag: 'redis',
+        mode: 'await',
+        iterations: 1_000,
+        budgetMs: 15_000,
+      },
+    ),
   ];
 }
 
@@ -395,6 +283,13 @@ export async function benchRateLimit(): Promise<RateLimitResult> {
   const started = Date.now();
   const rows: RateLimitRow[] = [];
   rows.push(...(await measure(memoryGroup())));
+  const pipeline = await pipelineGroup(
+    'URL rule in `SecurityTransform.handle`, memory',
+    new MemoryThrottleStore(),
+    memoryFlexible,
+    { tag: 'memory', mode: 'await', iterations: 20_000, budgetMs: 15_000 },
+  );
+  rows.push(...(await measure(pipeline)));
   const redis = await startRedis();
   try {
     const redisPinned = pinRedis(redis.port);
@@ -402,7 +297,7 @@ export async function benchRateLimit(): Promise<RateLimitResult> {
     const stores = createRedisStores({ client, prefix: 'bench-rate:' });
     try {
       if (!(await stores.ready())) throw new Error('the Redis stores are not ready');
-      for (const group of redisGroups(client, stores.throttle)) {
+      for (const group of await redisGroups(client, stores.throttle)) {
         rows.push(...(await measure(group)));
       }
       // Every counter either library left has a TTL.
@@ -421,16 +316,18 @@ export async function benchRateLimit(): Promise<RateLimitResult> {
   }
 }
 
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? sorted[middle]!
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
 const micros = (nanos: number): string => fmt(nanos / 1000, nanos < 10_000 ? 3 : 2);
 const range = (values: readonly number[], show: (n: number) => string): string =>
   `${show(Math.min(...values))} – ${show(Math.max(...values))}`;
+
+function ratioText(ratio: Ratio): string {
+  const value = fmt(ratio.median, 2);
+  if (ratio.overFloor !== undefined) {
+    const { portcullis, flexible } = ratio.overFloor;
+    return `${value} (${micros(portcullis)} / ${micros(flexible)} µs over the floor)`;
+  }
+  return `${value} (${fmt(ratio.min ?? ratio.median, 2)} – ${fmt(ratio.max ?? ratio.median, 2)})`;
+}
 
 export function printRateLimit({ rows, redisPinned, seconds }: RateLimitResult): void {
   console.log('\n## Rate limits: portcullis `rateLimit` against rate-limiter-flexible\n');
@@ -446,7 +343,11 @@ export function printRateLimit({ rows, redisPinned, seconds }: RateLimitResult):
       `µs per request (elapsed / requests; with ${String(IN_FLIGHT)} in flight, the inverse of the throughput), median and range; ` +
       `portcullis / rate-limiter-flexible is the median (and range) of the rounds' ratios, lower is faster. ` +
       `On memory portcullis answers synchronously and rate-limiter-flexible a promise, which its rows await ` +
-      `(the portcullis row marked awaited does too).\n`,
+      `(the portcullis row marked awaited does too). ` +
+      `The URL-rule rows run the whole \`SecurityTransform.handle\` of a request authenticated as one of the users: ` +
+      `without a limit (the floor), with \`requestMatcher().rateLimit('/api/**', limit)\` (first checked to answer 429 past its limit), ` +
+      `and without it followed by rate-limiter-flexible's \`consume(username)\`, the middleware one writes after authentication; ` +
+      `their ratio is of each one's cost over that floor (the median of the rounds' differences).\n`,
   );
   console.log(
     '| store, mode | limiter | µs/request (median) | range | portcullis / rate-limiter-flexible |',
@@ -455,17 +356,18 @@ export function printRateLimit({ rows, redisPinned, seconds }: RateLimitResult):
   for (const row of rows) {
     const label =
       row.library === 'rate-limiter-flexible' ? `rate-limiter-flexible ${row.label}` : row.label;
-    const ratio =
-      row.ratios === undefined
-        ? ''
-        : `${fmt(median(row.ratios), 2)} (${range(row.ratios, (n) => fmt(n, 2))})`;
+    const ratio = row.ratio === undefined ? '' : ratioText(row.ratio);
     console.log(
       `| ${row.group} | ${label} | ${micros(median(row.nanos))} | ${range(row.nanos, micros)} | ${ratio} |`,
     );
   }
   const summary = rows
-    .filter((row) => row.ratios !== undefined && row.label === "portcullis `consume`, by 'user'")
-    .map((row) => `${row.group}: ${fmt(median(row.ratios!), 2)}`);
+    .filter(
+      (row) =>
+        row.ratio !== undefined &&
+        (row.ratio.overFloor !== undefined || row.label === "portcullis `consume`, by 'user'"),
+    )
+    .map((row) => `${row.group.replace(/ \(\d+ rounds\)$/u, '')}: ${fmt(row.ratio!.median, 2)}`);
   console.log(
     `\nportcullis / rate-limiter-flexible, by user, nothing refused: ${summary.join('; ')}. This part ran in ${fmt(seconds, 0)} s.`,
   );
