@@ -2,6 +2,7 @@ import type { AnyTRPCRouter } from '@trpc/server';
 import { ConfigurationError } from '../core/errors.js';
 import { guardRules } from './guard.js';
 import { metaMiddlewares, ruleOfAuth } from './meta.js';
+import { metaRateLimits } from './rate-limited.js';
 import type { Rule } from './rule.js';
 
 /** Options of {@link assertSecured}. */
@@ -19,7 +20,7 @@ const INPUT_MIDDLEWARE = 'inputValidatorMiddleware';
 
 interface ProcedureDef {
   readonly middlewares?: readonly unknown[];
-  readonly meta?: { readonly auth?: unknown };
+  readonly meta?: { readonly auth?: unknown; readonly rateLimit?: unknown };
 }
 
 /**
@@ -103,6 +104,16 @@ function check(path: string, def: ProcedureDef): string[] {
       rules.push([metaAt, ruleOfAuth(auth)]);
     } catch (error) {
       problems.push(`invalid meta.auth (${error instanceof Error ? error.message : 'unknown'})`);
+    }
+  }
+  if (def.meta?.rateLimit !== undefined) {
+    if (metaAt === -1) problems.push('has meta.rateLimit but securityMeta() does not run for it');
+    try {
+      metaRateLimits(def.meta.rateLimit);
+    } catch (error) {
+      problems.push(
+        `invalid meta.rateLimit (${error instanceof Error ? error.message : 'unknown'})`,
+      );
     }
   }
   for (const [at, rule] of rules) {

@@ -1,4 +1,5 @@
 import type { CompiledExpression, ExpressionNode } from '../expression/index.js';
+import type { RateLimit } from '../throttle/rate-limit.js';
 import type { RightsRequirement } from './types.js';
 
 interface NoAuthKeys {
@@ -44,4 +45,9 @@ export type AuthMeta =
  */
 export interface SecurityMeta {
   auth?: AuthMeta;
+  /**
+   * Rate limits each call counts against, before `auth` is checked (refused calls
+   * count too); past one, `TOO_MANY_REQUESTS`. See `rateLimited`.
+   */
+  rateLimit?: RateLimit | readonly RateLimit[];
 }

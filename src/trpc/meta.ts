@@ -7,6 +7,8 @@ import type { SecurityMeta } from './meta-types.js';
 import { resolveGuardOptions, type GuardOptions } from './options.js';
 import { AUTHENTICATED, DENY_ALL, preAuthorizeRule, rolesRule, type Rule } from './rule.js';
 import type { UserContext } from './types.js';
+import type { RateLimit } from '../throttle/rate-limit.js';
+import { countCall, metaRateLimits } from './rate-limited.js';
 
 /** What a procedure without `meta.auth` gets from {@link securityMeta}. */
 export type DefaultPolicy = 'deny' | 'authenticated' | 'permitAll';
@@ -82,6 +84,16 @@ export function securityMeta(options?: SecurityMetaOptions): SecurityMetaMiddlew
   }
   const fallback = POLICIES[policy];
   const middleware = root.middleware((opts) => {
+    const limits = opts.meta?.rateLimit;
+    if (limits === undefined) return check(opts);
+    // Counted before the rule, so refused calls count too.
+    const counted = countCall(cachedLimits(limits), opts.ctx);
+    return counted === undefined ? check(opts) : counted.then(() => check(opts));
+  });
+  for (const fn of middleware._middlewares) metaMiddlewares.add(fn);
+  return middleware;
+
+  function check(opts: MetaCall): ReturnType<MetaCall['next']> {
     const proceed = (user: AuthenticatedUser | null) =>
       runAs(
         user,
@@ -95,9 +107,19 @@ export function securityMeta(options?: SecurityMetaOptions): SecurityMetaMiddlew
     if (rule === null) return proceed(userOf(opts.ctx));
     const user = authorize(rule, settings, opts);
     return user instanceof AuthenticatedUser ? proceed(user) : user.then(proceed);
-  });
-  for (const fn of middleware._middlewares) metaMiddlewares.add(fn);
-  return middleware;
+  }
+}
+
+/** What the meta middleware receives from tRPC. */
+type MetaCall = Parameters<Parameters<typeof root.middleware>[0]>[0];
+
+/** The validated limits of a `meta.rateLimit` value (an invalid one: the call's error). */
+function cachedLimits(value: unknown): readonly RateLimit[] {
+  try {
+    return metaRateLimits(value) ?? [];
+  } catch (error) {
+    return invalid(error);
+  }
 }
 
 type CacheEntry = { readonly rule: Rule | null } | { readonly error: unknown };

@@ -52,21 +52,43 @@ export function rateLimited(...limits: readonly [RateLimit, ...RateLimit[]]): Ra
   }
   const list = Object.freeze([...limits]);
   return root.middleware((opts) => {
-    const subject = { request: contextRequest(opts.ctx), user: userOf(opts.ctx) };
-    let counted: Promise<void> | undefined;
-    try {
-      counted = consumeLimits(list, subject);
-    } catch (error) {
-      throw refusal(error);
-    }
-    if (counted === undefined) return opts.next();
-    return counted.then(
-      () => opts.next(),
-      (error: unknown) => {
-        throw refusal(error);
-      },
-    );
+    const counted = countCall(list, opts.ctx);
+    return counted === undefined ? opts.next() : counted.then(() => opts.next());
   });
+}
+
+/**
+ * Counts a call against limits: `undefined` when done synchronously, else a promise;
+ * a refusal is thrown (or rejected) as its `TRPCError`. @internal
+ */
+export function countCall(limits: readonly RateLimit[], ctx: unknown): Promise<void> | undefined {
+  const subject = { request: contextRequest(ctx), user: userOf(ctx) };
+  let counted: Promise<void> | undefined;
+  try {
+    counted = consumeLimits(limits, subject);
+  } catch (error) {
+    throw refusal(error);
+  }
+  return counted?.catch((error: unknown) => {
+    throw refusal(error);
+  });
+}
+
+/**
+ * The limits of `meta.rateLimit` (a `RateLimit` or a list of them), or `undefined`.
+ * @throws ConfigurationError for anything else
+ * @internal
+ */
+export function metaRateLimits(value: unknown): readonly RateLimit[] | undefined {
+  if (value === undefined) return undefined;
+  const list: readonly unknown[] = Array.isArray(value) ? value : [value];
+  if (list.length === 0 || !list.every((limit) => limit instanceof RateLimit)) {
+    throw new ConfigurationError(
+      'meta.rateLimit',
+      'must be a RateLimit or a non-empty list of them',
+    );
+  }
+  return list;
 }
 
 /** `TOO_MANY_REQUESTS` or `SERVICE_UNAVAILABLE` for a limit's refusal; anything else as it is. */

@@ -15,7 +15,9 @@ import {
   createSecurityContext,
   permitAll,
   rateLimited,
+  securityMeta,
   securityResponseMeta,
+  type SecurityMeta,
   type UserContext,
 } from '../../src/trpc/index.js';
 import { recordEvents } from '../support/events.js';
@@ -150,5 +152,50 @@ describe('tRPC: rateLimited() in process and at start-up', () => {
       expect.objectContaining({ option: 'limit' }),
     );
     expect(() => (rateLimited as (...l: unknown[]) => unknown)()).toThrow(ConfigurationError);
+  });
+});
+
+describe('tRPC: meta.rateLimit with securityMeta()', () => {
+  const m = initTRPC.context<UserContext>().meta<SecurityMeta>().create();
+  const procedure = m.procedure.use(securityMeta());
+  const votes = limit({ name: 'meta-votes', max: 2, by: 'user' });
+
+  it('counts each call before meta.auth is checked', async () => {
+    const metaRouter = m.router({
+      vote: procedure
+        .meta({ auth: { secured: 'ADMIN' }, rateLimit: [votes] })
+        .mutation(({ ctx }) => ctx.user?.username),
+    });
+    assertSecured(metaRouter);
+    const user = AuthenticatedUser.from(new User('yan', '', ['USER']));
+    const codes: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const error = await metaRouter
+        .createCaller({ user })
+        .vote()
+        .catch((e: unknown) => e);
+      codes.push((error as TRPCError).code);
+    }
+    // Denied twice (FORBIDDEN), then refused by the limit.
+    expect(codes).toEqual(['FORBIDDEN', 'FORBIDDEN', 'TOO_MANY_REQUESTS']);
+    clock.advance(60_000);
+  });
+
+  it('assertSecured refuses an invalid meta.rateLimit, or one securityMeta() does not read', () => {
+    const bad = m.router({
+      a: procedure.meta({ auth: { permitAll: true }, rateLimit: [] }).query(() => 'a'),
+    });
+    expect(() => {
+      assertSecured(bad);
+    }).toThrow(/invalid meta\.rateLimit/u);
+    const unread = m.router({
+      b: m.procedure
+        .use(permitAll())
+        .meta({ rateLimit: votes })
+        .query(() => 'b'),
+    });
+    expect(() => {
+      assertSecured(unread);
+    }).toThrow(/securityMeta\(\) does not run/u);
   });
 });
