@@ -54,8 +54,9 @@ export async function nodeHarness(options: LoginThrottleOptions = {}): Promise<H
 /** The site behind the Fetch adapter, the client's address given by the runtime. */
 export function fetchHarness(options: LoginThrottleOptions = {}): Harness {
   const site = makeSite(options);
-  const handler = secure(site.transform, () => new Response('secret'), {
-    clientAddress: (_request, address: string) => address,
+  // The runtime's extra argument is the client's address (as Bun's server would tell it).
+  const handler = secure<[address: string]>(site.transform, () => new Response('secret'), {
+    clientAddress: (_request, address) => address,
   });
   return {
     site,
