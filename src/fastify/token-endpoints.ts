@@ -19,8 +19,11 @@ const METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'] as const;
  * `portcullis/jwt`) as routes: `POST loginPath` and `POST refreshPath`, other methods
  * 405. The plugin is encapsulated: inside it, the body is handed to the endpoints
  * unparsed, so the limit (`maxBodyBytes`, 413 without reading the rest), the media
- * types (415) and the RFC 6749 error answers are the same as with node and Fetch;
- * the application's own content-type parsers are not affected.
+ * types (415) and the RFC 6749 error answers (429 `slow_down` with `Retry-After` when a
+ * login throttle refuses) are the same as with node and Fetch; the throttles count
+ * the socket's address (`trustedProxies` on the `LoginThrottle` decides whether
+ * `X-Forwarded-For` is read, not Fastify's `trustProxy`); the application's own
+ * content-type parsers are not affected.
  *
  * Register `portcullis` first with a `permitAll` rule for `endpoints.paths`.
  *
