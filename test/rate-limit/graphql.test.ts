@@ -2,11 +2,14 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { makeExecutableSchema } from '@graphql-tools/schema';
+import { parse, subscribe } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AuthenticatedUser,
   ConfigurationError,
   rateLimit,
+  User,
   type RateLimitOptions,
   type SecurityEvent,
 } from '../../src/index.js';
@@ -254,5 +257,45 @@ describe('GraphQL: @rateLimit at schema build', () => {
     );
     const file = join(import.meta.dirname, '../../schema-directives/rate-limit.graphql');
     expect(readFileSync(file, 'utf8')).toBe(rateLimitDirectiveTypeDefs);
+  });
+});
+
+describe('GraphQL: @rateLimit on a subscription', () => {
+  it('counts each subscription once, when it starts, not each event', async () => {
+    const ticks = limit({ name: 'ticks', max: 2, by: 'user' });
+    const { typeDefs, transformer } = securityDirectives({ rateLimits: { ticks } });
+    const schema = transformer(
+      makeExecutableSchema({
+        typeDefs: [
+          typeDefs,
+          `type Query { ok: String @permitAll }
+           type Subscription { tick: Int @authenticated @rateLimit(limit: "ticks") }`,
+        ],
+        resolvers: {
+          Subscription: {
+            tick: {
+              subscribe: async function* () {
+                for (let i = 0; i < 5; i++) {
+                  await Promise.resolve();
+                  yield { tick: i };
+                }
+              },
+            },
+          },
+        },
+      }),
+    );
+    const user = AuthenticatedUser.from(new User('sub', '', ['USER']));
+    const start = () =>
+      subscribe({ schema, document: parse('subscription { tick }'), contextValue: { user } });
+    for (let round = 0; round < 2; round++) {
+      const stream = await start();
+      const seen: unknown[] = [];
+      for await (const event of stream as AsyncIterable<{ data?: unknown }>) seen.push(event.data);
+      expect(seen).toHaveLength(5);
+    }
+    const refused = (await start()) as { errors?: { extensions?: Record<string, unknown> }[] };
+    expect(refused.errors?.[0]?.extensions?.['code']).toBe('TOO_MANY_REQUESTS');
+    clock.advance(60_000);
   });
 });
