@@ -15,6 +15,7 @@ import { analyzeSchema, type DefaultPolicy } from './analyze.js';
 import { DIRECTIVE_NAMES, securityDirectivesTypeDefs } from './directives.js';
 import { formatProblem } from './errors.js';
 import { resolveSettings } from './options.js';
+import { rateLimitDirectiveTypeDefs } from './rate-limits.js';
 
 /** Where the command writes; `process.stdout` / `process.stderr` in the binary. */
 export interface CliOutput {
@@ -191,14 +192,23 @@ async function readDocuments(files: readonly string[]): Promise<DocumentNode> {
   return concatAST(documents);
 }
 
-/** Adds portcullis's directive definitions when the files define none of them. */
+/**
+ * Adds portcullis's directive definitions when the files define none of them, and
+ * `@rateLimit`'s when they do not define it (its limits live in code: the names are
+ * not checked here).
+ */
 function withDirectives(document: DocumentNode): DocumentNode {
   const names = new Set<string>(DIRECTIVE_NAMES);
-  const defines = document.definitions.some(
-    (d) => d.kind === Kind.DIRECTIVE_DEFINITION && names.has(d.name.value),
-  );
-  if (defines) return document;
-  return concatAST([parse(new Source(securityDirectivesTypeDefs, 'portcullis')), document]);
+  const defined = (test: (name: string) => boolean) =>
+    document.definitions.some((d) => d.kind === Kind.DIRECTIVE_DEFINITION && test(d.name.value));
+  const added: DocumentNode[] = [];
+  if (!defined((name) => names.has(name))) {
+    added.push(parse(new Source(securityDirectivesTypeDefs, 'portcullis')));
+  }
+  if (!defined((name) => name === 'rateLimit')) {
+    added.push(parse(new Source(rateLimitDirectiveTypeDefs, 'portcullis')));
+  }
+  return added.length === 0 ? document : concatAST([...added, document]);
 }
 
 async function loadFunctions(module: string): Promise<ExpressionFunctions> {

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { makeExecutableSchema } from '@graphql-tools/schema';
@@ -21,6 +23,7 @@ import {
   securityDirectives,
   type SecurityDirectivesOptions,
 } from '../../src/graphql/index.js';
+import { main } from '../../src/graphql/cli.js';
 import { testClock } from '../support/clock.js';
 import { recordEvents } from '../support/events.js';
 import { listen, type TestServer } from '../support/server.js';
@@ -297,5 +300,25 @@ describe('GraphQL: @rateLimit on a subscription', () => {
     const refused = (await start()) as { errors?: { extensions?: Record<string, unknown> }[] };
     expect(refused.errors?.[0]?.extensions?.['code']).toBe('TOO_MANY_REQUESTS');
     clock.advance(60_000);
+  });
+});
+
+describe('GraphQL: portcullis check-schema and @rateLimit', () => {
+  it('reads a schema using @rateLimit, adding its definition (the names live in code)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'portcullis-rl-'));
+    try {
+      const path = join(dir, 'schema.graphql');
+      await writeFile(path, 'type Query { a: Int @authenticated @rateLimit(limit: "search") }');
+      const out: string[] = [];
+      const err: string[] = [];
+      const status = await main(['check-schema', path], {
+        out: (t) => out.push(t),
+        err: (t) => err.push(t),
+      });
+      expect(err.join('\n')).toBe('');
+      expect(status).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
