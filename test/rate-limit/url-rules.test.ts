@@ -183,6 +183,30 @@ describe("URL rules: by 'address' and forwarded headers", () => {
     }
   });
 
+  it('counts an IPv6 client rotating within its /64 as one', async () => {
+    const server = await serve((m) =>
+      m
+        .rateLimit(
+          '/**',
+          rateLimit({ window: '1m', max: 2, by: 'address', trustedProxies: ['loopback'] }),
+        )
+        .anyRequest(Access.permitAll()),
+    );
+    try {
+      const from = (address: string) => () =>
+        fetch(server.origin, { headers: { 'x-forwarded-for': address } });
+      expect([
+        ...(await statuses(1, from('2001:db8:1:2::1'))),
+        ...(await statuses(1, from('2001:db8:1:2:ffff:1:2:3'))),
+        ...(await statuses(1, from('2001:db8:1:2:abcd::9'))),
+      ]).toEqual([200, 200, 429]);
+      // The next /64 is another client.
+      expect(await statuses(1, from('2001:db8:1:3::1'))).toEqual([200]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('counts by a custom key; a request without one is not counted', async () => {
     const server = await serve((m) =>
       m
