@@ -8,7 +8,11 @@
  *   (`useRedisPackage: true`) with the same node-redis client on the same
  *   `redis-server` (a free 127.0.0.1 port, started and killed here), one request at
  *   a time (latency) and {@link IN_FLIGHT} in flight (node-redis pipelines them);
- * - floors: a do-nothing call (sync and awaited) and a node-redis `PING`.
+ * - the URL rule: `SecurityTransform.handle` with `requestMatcher().rateLimit(…)`
+ *   against the same pipeline followed by rate-limiter-flexible, on memory and on
+ *   Redis (bench/rate-limit-pipeline.ts), compared over the pipeline alone;
+ * - floors: a do-nothing call (sync and awaited) and a node-redis `PING`; and the
+ *   time each library's Lua script takes inside redis-server (`INFO commandstats`).
  *
  * Requests rotate over {@link KEYS} users (or client addresses), so no side measures
  * one hot key. The limits are too high to refuse anything, except on the "half
@@ -17,7 +21,8 @@
  * none elsewhere), on both libraries, so each proves it counts. Rounds interleave the
  * rows (their order rotated each round); the table gives the median and range over
  * the rounds, and the ratio portcullis / rate-limiter-flexible as the median of the
- * rounds' ratios (each round's pair measured back to back).
+ * rounds' ratios (each round's pair measured back to back). Each group stops starting
+ * rounds past its time budget (after three), so the part stays near a minute.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -272,9 +277,17 @@ function pinRedis(port: number): boolean {
   return false;
 }
 
+/** `usec_per_call` of a command in `INFO commandstats`. */
+function usecPerCall(stats: string, command: string): number {
+  const line = new RegExp(`^cmdstat_${command}:.*usec_per_call=([\\d.]+)`, 'mu').exec(stats);
+  return line === null ? Number.NaN : Number(line[1]);
+}
+
 export interface RateLimitResult {
   readonly rows: readonly RateLimitRow[];
   readonly redisPinned: boolean;
+  /** µs inside redis-server per script call (INFO commandstats over the Redis part). */
+  readonly scriptMicros: { readonly portcullis: number; readonly flexible: number };
   readonly seconds: number;
 }
 
@@ -297,6 +310,7 @@ export async function benchRateLimit(): Promise<RateLimitResult> {
     const stores = createRedisStores({ client, prefix: 'bench-rate:' });
     try {
       if (!(await stores.ready())) throw new Error('the Redis stores are not ready');
+      await client.sendCommand(['CONFIG', 'RESETSTAT']);
       for (const group of await redisGroups(client, stores.throttle)) {
         rows.push(...(await measure(group)));
       }
@@ -306,11 +320,17 @@ export async function benchRateLimit(): Promise<RateLimitResult> {
       if (keys.length < KEYS || ttls.some((ttl) => ttl < 0)) {
         throw new Error(`${String(keys.length)} counter keys, some without a TTL`);
       }
+      const stats = await client.info('commandstats');
+      // portcullis calls its scripts by EVALSHA; rate-limiter-flexible sends EVAL with the script.
+      const scriptMicros = {
+        portcullis: usecPerCall(stats, 'evalsha'),
+        flexible: usecPerCall(stats, 'eval'),
+      };
+      return { rows, redisPinned, scriptMicros, seconds: (Date.now() - started) / 1000 };
     } finally {
       stores.close();
       await client.close();
     }
-    return { rows, redisPinned, seconds: (Date.now() - started) / 1000 };
   } finally {
     await redis.stop();
   }
@@ -329,7 +349,12 @@ function ratioText(ratio: Ratio): string {
   return `${value} (${fmt(ratio.min ?? ratio.median, 2)} – ${fmt(ratio.max ?? ratio.median, 2)})`;
 }
 
-export function printRateLimit({ rows, redisPinned, seconds }: RateLimitResult): void {
+export function printRateLimit({
+  rows,
+  redisPinned,
+  scriptMicros,
+  seconds,
+}: RateLimitResult): void {
   console.log('\n## Rate limits: portcullis `rateLimit` against rate-limiter-flexible\n');
   console.log(
     `What counting one request against a limit costs, in this process: portcullis' \`RateLimit.consume\` ` +
@@ -361,6 +386,10 @@ export function printRateLimit({ rows, redisPinned, seconds }: RateLimitResult):
       `| ${row.group} | ${label} | ${micros(median(row.nanos))} | ${range(row.nanos, micros)} | ${ratio} |`,
     );
   }
+  console.log(
+    `\nInside redis-server (\`INFO commandstats\` over the Redis rows): portcullis' script (EVALSHA) ${fmt(scriptMicros.portcullis, 2)} µs per call, ` +
+      `rate-limiter-flexible's (EVAL, the script sent each time) ${fmt(scriptMicros.flexible, 2)} µs per call.`,
+  );
   const summary = rows
     .filter(
       (row) =>
