@@ -4,7 +4,7 @@ import type { SecurityEvents } from '../core/events.js';
 import { requireInteger } from '../lib/validate.js';
 import type { PasswordEncoder } from '../password/index.js';
 import type { UserChangeNotifier } from '../stores/types.js';
-import { LoginThrottle } from '../throttle/login-throttle.js';
+import { throttleOption, type LoginThrottle } from '../throttle/login-throttle.js';
 import type { UserRepository } from '../users/repository.js';
 
 /** Options of the verified-credential cache of {@link PasswordAuthenticatorOptions.cache}. */
@@ -201,15 +201,8 @@ export function resolveAuthenticatorOptions(
   if (onPasswordUpgrade !== undefined && typeof onPasswordUpgrade !== 'function') {
     throw new ConfigurationError('onPasswordUpgrade', 'must be a function');
   }
-  const throttle = options.throttle;
-  if (throttle !== undefined && throttle !== false && !(throttle instanceof LoginThrottle)) {
-    throw new ConfigurationError('throttle', 'must be a LoginThrottle or false');
-  }
   return {
-    throttle:
-      throttle === false
-        ? undefined
-        : (throttle ?? new LoginThrottle(events === undefined ? {} : { events })),
+    throttle: throttleOption(options.throttle, events, true),
     cache: resolveCache(options.cache),
     maxConcurrentVerifications: requireInteger(
       'maxConcurrentVerifications',

@@ -17,7 +17,7 @@ import { TtlCache } from '../lib/ttl-cache.js';
 import type { PasswordEncoder } from '../password/index.js';
 import { announceUserChange, MemoryUserChangeNotifier } from '../stores/memory-user-changes.js';
 import type { MaybePromise, UserChangeNotifier } from '../stores/types.js';
-import { LoginThrottle } from '../throttle/login-throttle.js';
+import { throttleOption, type LoginThrottle } from '../throttle/login-throttle.js';
 import type { UserRepository } from '../users/repository.js';
 import {
   requireEncoder,
@@ -218,10 +218,11 @@ export class RepositoryAuthenticator<R extends UserRepository = UserRepository>
   /** Sets the login throttle (or `false` for none) before the first authentication (the in-memory builder). */
   protected setThrottle(throttle: LoginThrottle | false): void {
     this.requireConfigurable('throttle');
-    if (throttle !== false && !(throttle instanceof LoginThrottle)) {
+    // Absent is not "the default" here: a throttle or `false`, said explicitly.
+    if ((throttle as unknown) === undefined) {
       throw new ConfigurationError('throttle', 'must be a LoginThrottle or false');
     }
-    this.#throttle = throttle === false ? undefined : throttle;
+    this.#throttle = throttleOption(throttle, undefined);
   }
 
   /**

@@ -4,7 +4,7 @@ import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { CredentialsAuthenticator } from '../core/outcome.js';
 import type { UserRepository } from '../users/repository.js';
 import { safeRedirectTarget } from '../lib/redirect.js';
-import { LoginThrottle } from '../throttle/login-throttle.js';
+import { throttleOption, type LoginThrottle } from '../throttle/login-throttle.js';
 import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
 import type { JwtTokenService } from './token-service.js';
 import type { TokenErrorFormatter } from './token-routes-responses.js';
@@ -147,17 +147,8 @@ export function readTokenEndpointsOptions(options: TokenEndpointsOptions): Token
     formBodies,
     events,
     errorResponse,
-    throttle: throttleOf(options.throttle, events),
+    throttle: throttleOption(options.throttle, events),
   };
-}
-
-function throttleOf(throttle: unknown, events: SecurityEvents): LoginThrottle | undefined {
-  if (throttle === false) return undefined;
-  if (throttle === undefined) return new LoginThrottle({ events, username: false });
-  if (!(throttle instanceof LoginThrottle)) {
-    throw new ConfigurationError('throttle', 'must be a LoginThrottle or false');
-  }
-  return throttle;
 }
 
 function loaderOf(users: unknown): LoadUser {

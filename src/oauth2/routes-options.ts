@@ -8,7 +8,7 @@ import { DEFAULT_STORE_TIMEOUT_MS, type StoreCallSite } from '../stores/call.js'
 import type { SpentIdStore } from '../stores/types.js';
 import type { LoginThrottle } from '../throttle/login-throttle.js';
 import { spentStore } from './routes-spent.js';
-import { throttleOf } from './routes-throttle.js';
+import { throttleOption } from '../throttle/login-throttle.js';
 import type { OAuth2Error } from './errors.js';
 import { safeRedirectTarget as sameOriginTarget } from '../lib/redirect.js';
 import { derivePasswords, REGISTRATION_ID, type TransactionCookieSettings } from './transaction.js';
@@ -254,7 +254,7 @@ export function resolveRoutes(options: OAuth2LoginOptions): RoutesSettings {
     },
     onFailure,
     events,
-    throttle: throttleOf(options.throttle, events),
+    throttle: throttleOption(options.throttle, events),
   };
 }
 

@@ -1,13 +1,8 @@
 import { isBrowserNavigation } from '../authorization/entry-points.js';
-import { ConfigurationError, TooManyRequestsError, UnavailableError } from '../core/errors.js';
-import type { SecurityEvents } from '../core/events.js';
+import { TooManyRequestsError, UnavailableError } from '../core/errors.js';
 import type { SecurityRequest } from '../core/request.js';
 import { isPromiseLike } from '../lib/promise.js';
-import {
-  LoginThrottle,
-  type LoginAttempt,
-  type LoginAttemptResult,
-} from '../throttle/login-throttle.js';
+import { type LoginAttempt, type LoginAttemptResult } from '../throttle/login-throttle.js';
 import type { RoutesSettings } from './routes-options.js';
 import { plain, redirect, type Outcome } from './routes-outcome.js';
 
@@ -16,16 +11,6 @@ export interface SettledCallback {
   readonly outcome: Outcome;
   /** `matched` for a login, `failed` for a refused callback, `unchecked` when a store failed. */
   readonly result: LoginAttemptResult;
-}
-
-/** The `throttle` option: the given throttle, a new one (by address only), or none. @internal */
-export function throttleOf(throttle: unknown, events: SecurityEvents): LoginThrottle | undefined {
-  if (throttle === false) return undefined;
-  if (throttle === undefined) return new LoginThrottle({ events, username: false });
-  if (!(throttle instanceof LoginThrottle)) {
-    throw new ConfigurationError('throttle', 'must be a LoginThrottle or false');
-  }
-  return throttle;
 }
 
 /**

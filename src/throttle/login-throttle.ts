@@ -1,4 +1,5 @@
 import { ConfigurationError, TooManyRequestsError } from '../core/errors.js';
+import type { SecurityEvents } from '../core/events.js';
 import { isPromiseLike } from '../lib/promise.js';
 import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
 import type {
@@ -303,4 +304,28 @@ function resolveRule(
     throw new ConfigurationError(`${option}.maxDelay`, 'must not be shorter than delay');
   }
   return Object.freeze(rule);
+}
+
+/**
+ * A `throttle` option: `false` for none, a `LoginThrottle` as given, absent for a new
+ * one of the route's own (by address only unless `byUsername`), its events the route's.
+ *
+ * @internal
+ */
+export function throttleOption(
+  value: unknown,
+  events: SecurityEvents | undefined,
+  byUsername = false,
+): LoginThrottle | undefined {
+  if (value === false) return undefined;
+  if (value === undefined) {
+    return new LoginThrottle({
+      ...(events === undefined ? {} : { events }),
+      ...(byUsername ? {} : { username: false }),
+    });
+  }
+  if (!(value instanceof LoginThrottle)) {
+    throw new ConfigurationError('throttle', 'must be a LoginThrottle or false');
+  }
+  return value;
 }
