@@ -215,7 +215,14 @@ export class SecurityTransform {
   ): SecurityOutcome | Promise<SecurityOutcome> {
     const authorizer = this.#authorizer ?? AUTHENTICATED;
     const user = userOf(authentication);
-    const decision = authorizer.authorize(user, request);
+    let decision: ReturnType<Authorizer['authorize']>;
+    try {
+      decision = authorizer.authorize(user, request);
+    } catch (error) {
+      // A rate limit reached, a store down (thrown at once by a synchronous authorizer).
+      if (error instanceof UnavailableError) return unavailable(error, request, user);
+      throw error;
+    }
     if (isPromiseLike(decision)) {
       const ms = this.#deadlines.authorizationMs;
       return withDeadline(decision, ms, () =>
