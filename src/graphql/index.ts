@@ -34,4 +34,5 @@ export {
 } from './operation.js';
 export type { GraphQLDenial, SecurityDirectivesOptions, UserLike } from './options.js';
 export { rateLimitDirectiveTypeDefs } from './rate-limits.js';
+export { graphqlHttpContext, type GraphQLHttpResponse } from './unavailable.js';
 export { checkSchemaSecurity, securityDirectives, type SecurityDirectives } from './transformer.js';

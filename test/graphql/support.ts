@@ -20,6 +20,7 @@ import {
 } from '../../src/index.js';
 import {
   createSecurityContext,
+  graphqlHttpContext,
   securityDirectives,
   useOperationCheck,
   withOperationCheck,
@@ -234,8 +235,9 @@ export async function startServers(
 
   const handler = createHandler({
     schema,
-    // As the README shows it: the context type fits graphql-http's without a copy.
-    context: (req) => security(req),
+    // As the README shows it: the context type fits graphql-http's without a copy, and
+    // a request refused for now (429, 503) is answered with its status, not a 500.
+    context: graphqlHttpContext((req) => security(req)),
     ...(check ? { execute: withOperationCheck(execute) } : {}),
   });
   const http = await listen(createServer((req, res) => void handler(req, res)));
