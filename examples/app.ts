@@ -19,7 +19,10 @@ import {
   SecurityTransform,
   UnavailableError,
   securityEvents,
+  rateLimit,
+  TooManyRequestsError,
   type LoginThrottleOptions,
+  type RateLimitOptions,
   type TrustedProxies,
 } from 'portcullis';
 import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
@@ -104,6 +107,12 @@ export interface AppOptions {
    * @defaultValue the defaults: 5 failures per username, 100 per address, in 15 minutes
    */
   readonly loginThrottle?: Pick<LoginThrottleOptions, 'username' | 'address'>;
+  /**
+   * The rate limit of `/api/**` per user (per address for an anonymous request), or
+   * `false` for none (the benchmarks measure the routes without it).
+   * @defaultValue `{ window: '1m', max: 600 }`
+   */
+  readonly apiRateLimit?: Pick<RateLimitOptions, 'window' | 'max'> | false;
 }
 
 /** Builds the secured request listener (passwords are Argon2id-encoded at start-up). */
@@ -139,6 +148,20 @@ export async function createApp(options: AppOptions = {}): Promise<{
     store: stores.throttle,
     ...(options.trustedProxies === undefined ? {} : { trustedProxies: options.trustedProxies }),
   });
+  const apiLimit =
+    options.apiRateLimit === false
+      ? undefined
+      : rateLimit({
+          name: 'api',
+          window: '1m',
+          max: 600,
+          ...options.apiRateLimit,
+          by: 'user',
+          store: stores.throttle,
+          ...(options.trustedProxies === undefined
+            ? {}
+            : { trustedProxies: options.trustedProxies }),
+        });
   // HTTP Basic, the login form and the token login check passwords here; a change
   // announced through userChanges (from any instance) drops the cached credential.
   const authenticator = new RepositoryAuthenticator({
@@ -166,7 +189,8 @@ export async function createApp(options: AppOptions = {}): Promise<{
   }).refreshExpirationDays(7);
   // The service's authenticator checks its access-token revocations on every request.
   const jwt = tokens.authenticator;
-  const endpoints = tokenEndpoints({ authenticator, tokens, users: stores.readers });
+  // Bad refresh tokens count against the client's address in the same throttle.
+  const endpoints = tokenEndpoints({ authenticator, tokens, users: stores.readers, throttle });
   // Sessions for the server-rendered site (/login, /me); the cookie also
   // authenticates the page's calls to /trpc and /graphql.
   const { sessions, summary } = createSessions(
@@ -185,6 +209,7 @@ export async function createApp(options: AppOptions = {}): Promise<{
               ...devProvider,
               accounts: devProviderAccounts(DEMO_USERS),
               spentTransactions: stores.spentIds,
+              throttle,
             },
             sessions,
             users,
@@ -201,8 +226,8 @@ export async function createApp(options: AppOptions = {}): Promise<{
   const transform = new SecurityTransform()
     // A bearer token, else the session cookie, else HTTP Basic: the first user found wins.
     .configAuthenticator(() => AuthenticationManager.anyOf(jwt, sessions, authenticator))
-    .configAuthorizer(() =>
-      AuthorizationManager.requestMatcher()
+    .configAuthorizer(() => {
+      const rules = AuthorizationManager.requestMatcher()
         // Browser navigations that need a login go to the form; other clients get 401
         // with the Basic and Bearer challenges.
         .loginUrl('/login', { targetParameter: 'continue' })
@@ -236,8 +261,11 @@ export async function createApp(options: AppOptions = {}): Promise<{
         .requestMatchers('/api/**', new Access().roles(['USER']))
         // GraphQL and tRPC guard each field and procedure themselves (deny by default
         // there too), so their endpoints let every request through to those guards.
-        .requestMatchers(['/graphql', '/trpc/**'], Access.permitAll()),
-    );
+        .requestMatchers(['/graphql', '/trpc/**'], Access.permitAll());
+      // Every /api request counts against its user's limit (429 past it), checked after
+      // authentication and before the rules, on every instance with Redis.
+      return apiLimit === undefined ? rules : rules.rateLimit('/api/**', apiLimit);
+    });
 
   const siteRouter = (req: SecuredRequest, res: ServerResponse): void => {
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
@@ -249,7 +277,11 @@ export async function createApp(options: AppOptions = {}): Promise<{
       },
       (error: unknown) => {
         if (res.headersSent) res.destroy();
-        else if (error instanceof UnavailableError) {
+        else if (error instanceof TooManyRequestsError) {
+          // The current password of a password change, checked too often.
+          res.setHeader('retry-after', String(error.retryAfter));
+          text(res, 429, 'Too Many Requests\n');
+        } else if (error instanceof UnavailableError) {
           // A store or the user table cannot answer now: fail closed, retry later.
           res.setHeader('retry-after', String(error.retryAfter));
           text(res, 503, 'Service Unavailable\n');

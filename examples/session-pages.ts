@@ -60,8 +60,11 @@ export interface LoginPageModel {
   readonly csrfField: string;
   /** A checked same-origin path to return to after login, or `''`. */
   readonly target: string;
-  /** Why the last login failed: a wrong password (`/login?error`) or the provider login (`/login?error=oauth2`). */
-  readonly error: false | 'credentials' | 'oauth2';
+  /**
+   * Why the last login failed: a wrong password (`/login?error`), the provider login
+   * (`/login?error=oauth2`), or too many failures (`/login?error=throttled`).
+   */
+  readonly error: false | 'credentials' | 'oauth2' | 'throttled';
   readonly loggedOut: boolean;
   /** The link of "Log in with the local test provider", when the provider is on. */
   readonly oauth2Href?: string | undefined;
@@ -72,11 +75,13 @@ export function loginPage(model: LoginPageModel): string {
   const notice =
     model.error === 'oauth2'
       ? '<p class="notice error" role="alert" id="login-error">The login with the provider did not succeed.</p>'
-      : model.error === 'credentials'
-        ? '<p class="notice error" role="alert" id="login-error">Wrong username or password.</p>'
-        : model.loggedOut
-          ? '<p class="notice" id="logged-out">You have been logged out.</p>'
-          : '';
+      : model.error === 'throttled'
+        ? '<p class="notice error" role="alert" id="login-error">Too many failed logins: try again in a few minutes.</p>'
+        : model.error === 'credentials'
+          ? '<p class="notice error" role="alert" id="login-error">Wrong username or password.</p>'
+          : model.loggedOut
+            ? '<p class="notice" id="logged-out">You have been logged out.</p>'
+            : '';
   const oauth2 =
     model.oauth2Href === undefined
       ? ''

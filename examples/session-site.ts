@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SpentIdStore, UserRepository } from 'portcullis';
+import type { LoginThrottle, SpentIdStore, UserRepository } from 'portcullis';
 import { getCspNonce, getUser } from 'portcullis/node';
 import {
   OAuth2ClientRepository,
@@ -132,7 +132,12 @@ export function createSessionSite(
           csrfToken: token,
           csrfField,
           target,
-          error: error === null ? false : error === 'oauth2' ? 'oauth2' : 'credentials',
+          error:
+            error === null
+              ? false
+              : error === 'oauth2' || error === 'throttled'
+                ? error
+                : 'credentials',
           loggedOut: query.has('logout'),
           oauth2Href:
             features.oauth2 === true
@@ -195,6 +200,8 @@ export interface OAuth2SiteOptions {
    * callback replayed on another instance is refused). @defaultValue this process only
    */
   readonly spentTransactions?: SpentIdStore | undefined;
+  /** Counts failed callbacks per client address (the app's one login throttle). */
+  readonly throttle?: LoginThrottle | undefined;
 }
 
 /** The OAuth2 login of the example, against its development provider. */
@@ -240,6 +247,7 @@ export async function createOAuth2Site(
       ...(options.spentTransactions === undefined
         ? {}
         : { spentTransactions: options.spentTransactions }),
+      ...(options.throttle === undefined ? {} : { throttle: options.throttle }),
       mapper: (user, { registrationId }) =>
         registrationId === OAUTH2_REGISTRATION_ID ? users.findByUsername(user.subject) : null,
     });

@@ -30,6 +30,8 @@ if (mode === 'bare' || mode === 'headers') {
   const redisUrl = process.env['REDIS_URL'];
   const app = await createApp({
     jwtCache: mode !== 'secure-no-jwt-cache',
+    // The routes are measured, not the /api rate limit (its own suite: rate-limit).
+    apiRateLimit: false,
     ...(redisUrl === undefined || redisUrl === '' ? {} : { redisUrl }),
   });
   listener = mode === 'no-headers' ? secureHandler(app.transform, routeRequest) : app.listener;

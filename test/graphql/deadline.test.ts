@@ -27,7 +27,7 @@ describe('GraphQL: a dependency that never answers fails closed (SERVICE_UNAVAIL
     expect(result.errors).toHaveLength(1);
     const [error] = result.errors ?? [];
     expect(error?.message).toBe('The service is unavailable, try again later');
-    const { code, http } = error?.extensions as {
+    const { code, http } = error?.extensions as unknown as {
       code: string;
       http: { status: number; headers: Map<string, string> };
     };
