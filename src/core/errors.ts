@@ -119,6 +119,26 @@ export class TooManyRequestsError extends UnavailableError {
   }
 }
 
+/**
+ * A {@link TooManyRequestsError} made without capturing a stack trace: it is a
+ * refusal, not a fault, and under a flood the refusals are the hot path.
+ *
+ * @internal
+ */
+export function tooManyRequests(
+  limiter: string,
+  scope: string,
+  retryAfter: number,
+): TooManyRequestsError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new TooManyRequestsError(limiter, scope, retryAfter);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** The HTTP status of an {@link UnavailableError}: 429 for a {@link TooManyRequestsError}, else 503. @internal */
 export function retryLaterStatus(error: UnavailableError): 429 | 503 {
   return error instanceof TooManyRequestsError ? 429 : 503;

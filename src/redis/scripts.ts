@@ -156,16 +156,28 @@ return 1
 
 /**
  * A request counted against a rate limit (`ThrottleStore.hit`): one more in the
- * key's fixed window, a new window of `windowMs` when none is running.
- * KEYS[1] the key's hash. ARGV nowMs, windowMs.
+ * key's fixed window, a new window when none is running. Lean on purpose (it runs
+ * on every limited request): one `HINCRBY` in a running window; the new window's end
+ * and TTL come computed from the caller.
+ * KEYS[1] the key's hash. ARGV nowMs, resetAtMs (nowMs + windowMs), ttl (ms).
  * Answers `{count, resetAtMs}`.
  *
  * @internal
  */
-export const THROTTLE_HIT = luaScript(`${THROTTLE_RECORD}
-if not live then e = now + tonumber(ARGV[2]) end
-n = n + 1
-redis.call('HSET', key, 'n', tostring(n), 'e', ms(e))
-keep(e)
-return {tostring(n), ms(e)}
+export const THROTTLE_HIT = luaScript(`
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local rec = redis.call('HMGET', key, 'n', 'e')
+local n, e = tonumber(rec[1]), tonumber(rec[2])
+if n ~= nil and e ~= nil and n >= 0 and n == math.floor(n) and e > now and e < math.huge then
+  n = redis.call('HINCRBY', key, 'n', 1)
+  if redis.call('PTTL', key) < 0 then
+    redis.call('PEXPIRE', key, string.format('%.17g', math.max(1, math.ceil(e - now))))
+  end
+  return {tostring(n), rec[2]}
+end
+redis.call('DEL', key)
+redis.call('HSET', key, 'n', '1', 'e', ARGV[2])
+redis.call('PEXPIRE', key, ARGV[3])
+return {'1', ARGV[2]}
 `);

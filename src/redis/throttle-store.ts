@@ -107,7 +107,12 @@ export class RedisThrottleStore implements ThrottleStore {
       'throttle-hit',
       THROTTLE_HIT,
       [this.#key(key)],
-      [scriptNumber('nowMs', nowMs), scriptNumber('windowMs', windowMs)],
+      [
+        scriptNumber('nowMs', nowMs),
+        // The window's end and TTL are computed here: the script only stores them.
+        scriptNumber('resetAtMs', nowMs + windowMs),
+        String(Math.max(1, Math.ceil(windowMs))),
+      ],
     );
     const [count, resetAtMs] = Array.isArray(reply) ? (reply as unknown[]) : [];
     const counted = replyNumber(count);

@@ -93,23 +93,33 @@ export class ClientAddressResolver {
 
   /** The client's address (normalized, IPv4 for an IPv4-mapped one), or `undefined` when the socket has none. */
   resolve(request: Pick<SecurityRequest, 'clientAddress' | 'header'>): string | undefined {
-    const peer = parse(request.clientAddress);
-    if (peer === undefined) return request.clientAddress;
+    return this.resolveKeyed(request)?.address ?? request.clientAddress;
+  }
+
+  /**
+   * The client's address and the key it is counted under ({@link addressKey}), or
+   * `undefined` when the socket has no address that parses. @internal
+   */
+  resolveKeyed(
+    request: Pick<SecurityRequest, 'clientAddress' | 'header'>,
+  ): ParsedAddress | undefined {
+    const peer = parsed(request.clientAddress);
+    if (peer === undefined) return undefined;
     if (!this.trustsProxies) {
-      this.#warnIfProxied(request, peer);
-      return peer.toString();
+      this.#warnIfProxied(request, peer.ip);
+      return peer;
     }
     const forwarded = this.#forwarded(request);
     let client = peer;
     let index = forwarded.length; // the hops walked so far, from the right
     for (let hop = 1; index > 0; hop++) {
-      if (this.#hops > 0 ? hop > this.#hops : !this.#trusted(client)) break;
-      const next = parse(forwarded[--index]);
+      if (this.#hops > 0 ? hop > this.#hops : !this.#trusted(client.ip)) break;
+      const next = parsed(forwarded[--index]);
       // A hop a trusted proxy wrote is an address; anything else ends the walk at the last one known.
       if (next === undefined) break;
       client = next;
     }
-    return client.toString();
+    return client;
   }
 
   #trusted(address: Address): boolean {
@@ -141,11 +151,42 @@ export class ClientAddressResolver {
  * freely), e.g. `2001:db8:1:2::/64`. Anything else is returned as it is.
  */
 export function addressKey(address: string): string {
-  const parsed = parse(address);
-  if (parsed === undefined) return address;
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
-  return `${parts.join(':')}::/64`;
+  return parsed(address)?.key ?? address;
+}
+
+/** An address as read once: the ipaddr object, its text, and its counting key. @internal */
+export interface ParsedAddress {
+  readonly ip: Address;
+  /** Normalized (IPv4 for an IPv4-mapped address). */
+  readonly address: string;
+  /** IPv4 as it is, IPv6 by its /64. */
+  readonly key: string;
+}
+
+/** Addresses repeat from request to request: each is parsed once (a bounded memo). */
+const MEMO_SIZE = 4096;
+const memo = new Map<string, ParsedAddress | null>();
+
+function parsed(entry: string | undefined): ParsedAddress | undefined {
+  if (entry === undefined) return undefined;
+  const known = memo.get(entry);
+  if (known !== undefined) return known ?? undefined;
+  const ip = parse(entry);
+  let found: ParsedAddress | null = null;
+  if (ip !== undefined) {
+    const key =
+      ip.kind() === 'ipv4'
+        ? ip.toString()
+        : `${(ip as ipaddr.IPv6).parts
+            .slice(0, 4)
+            .map((part) => part.toString(16))
+            .join(':')}::/64`;
+    found = Object.freeze({ ip, address: ip.toString(), key });
+  }
+  // Forgetting everything at once keeps the memo bounded whatever clients send.
+  if (memo.size >= MEMO_SIZE) memo.clear();
+  if (entry.length <= 64) memo.set(entry, found);
+  return found ?? undefined;
 }
 
 /** The address an entry names (a port, brackets and a zone dropped), or `undefined`. */

@@ -11,7 +11,7 @@ import { isPromiseLike } from '../lib/promise.js';
 import { callStore, DEFAULT_STORE_TIMEOUT_MS, type StoreCallSite } from '../stores/call.js';
 import type { MaybePromise, ThrottleStore } from '../stores/types.js';
 import { MemoryThrottleStore } from '../stores/memory-throttle-store.js';
-import { ClientAddressResolver, addressKey, type ClientAddressOptions } from './client-address.js';
+import { ClientAddressResolver, type ClientAddressOptions } from './client-address.js';
 
 /**
  * What a limiter does when its store cannot answer (down, past its deadline):
@@ -127,8 +127,11 @@ export class LimiterStore {
   /** The counting key of the request's client (IPv6 by its /64), or `undefined` without an address. */
   addressOf(request: LimitedRequest | undefined): { address: string; key: string } | undefined {
     if (request === undefined) return undefined;
-    const address = this.clients.resolve(request);
-    return address === undefined ? undefined : { address, key: addressKey(address) };
+    const found = this.clients.resolveKeyed(request);
+    if (found !== undefined) return found;
+    // Not an IP address (a Unix socket, an adapter's own label): counted as it is.
+    const raw = request.clientAddress;
+    return raw === undefined ? undefined : { address: raw, key: raw };
   }
 
   #failed(error: unknown, request: LimitedRequest | undefined): typeof FAILED_OPEN {
@@ -151,8 +154,17 @@ export class LimiterStore {
 
 /** A bounded, opaque key part for a value the client chose (a username, a custom key): SHA-256, base64url, 128 bits. @internal */
 export function hashedKey(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('base64url').slice(0, 22);
+  const known = hashes.get(value);
+  if (known !== undefined) return known;
+  const hash = createHash('sha256').update(value, 'utf8').digest('base64url').slice(0, 22);
+  // The same users come back request after request: each is hashed once (a bounded memo).
+  if (hashes.size >= HASH_MEMO_SIZE) hashes.clear();
+  if (value.length <= 256) hashes.set(value, hash);
+  return hash;
 }
+
+const HASH_MEMO_SIZE = 4096;
+const hashes = new Map<string, string>();
 
 /** Seconds from `nowMs` until `atMs`, at least 1. @internal */
 export function secondsUntil(atMs: number, nowMs: number): number {

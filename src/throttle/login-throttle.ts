@@ -1,4 +1,4 @@
-import { ConfigurationError, TooManyRequestsError } from '../core/errors.js';
+import { ConfigurationError, tooManyRequests } from '../core/errors.js';
 import type { SecurityEvents } from '../core/events.js';
 import { isPromiseLike } from '../lib/promise.js';
 import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
@@ -232,7 +232,7 @@ export class LoginThrottle {
         request: this.#store.summary(request, this.#store.addressOf(request)?.address),
       });
     }
-    throw new TooManyRequestsError('login', counter.scope, retryAfter);
+    throw tooManyRequests('login', counter.scope, retryAfter);
   }
 
   #attempt(admitted: readonly Counter[], request: LimitedRequest | undefined): LoginAttempt {

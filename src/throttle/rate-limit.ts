@@ -1,5 +1,5 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import { ConfigurationError, TooManyRequestsError } from '../core/errors.js';
+import { ConfigurationError, tooManyRequests } from '../core/errors.js';
 import { isPromiseLike } from '../lib/promise.js';
 import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
 import type { MaybePromise, WindowCount } from '../stores/types.js';
@@ -184,7 +184,7 @@ export class RateLimit {
         ),
       });
     }
-    throw new TooManyRequestsError(this.name, counted.scope, resetAfter);
+    throw tooManyRequests(this.name, counted.scope, resetAfter);
   }
 }
 
