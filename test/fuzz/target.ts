@@ -22,6 +22,9 @@ const { listener, close } = await createApp({
     address: false,
     username: { max: 20, window: '1m', delay: '1s', maxDelay: '4s' },
   },
+  // The same for the /api rate limit (600 a minute per user or address): a one-second
+  // window keeps both its 429s and the routes behind it in the mix.
+  apiRateLimit: { window: '1s', max: 50 },
   ...(redisUrl === undefined || redisUrl === '' ? {} : { redisUrl }),
 });
 const server = createServer(listener);
