@@ -1,50 +1,27 @@
 import { ConfigurationError, tooManyRequests } from '../core/errors.js';
 import type { SecurityEvents } from '../core/events.js';
 import { isPromiseLike } from '../lib/promise.js';
-import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
+import { rejectUnknownOptions } from '../lib/validate.js';
 import type {
   MaybePromise,
   ThrottleAdmission,
   ThrottleRule,
   ThrottleState,
 } from '../stores/types.js';
-import { durationMs, type Duration } from './duration.js';
+import {
+  LOGIN_THROTTLE_OPTIONS,
+  resolveRules,
+  type LoginThrottleOptions,
+} from './login-throttle-options.js';
 import {
   FAILED_OPEN,
   LimiterStore,
   hashedKey,
   secondsUntil,
   type LimitedRequest,
-  type LimiterOptions,
 } from './limiter-store.js';
 
-/** One counter of a {@link LoginThrottle}: how many failures in a window before delays begin, and how long they are. */
-export interface LoginThrottleRuleOptions {
-  /** Failed attempts let through in a window; the one that reaches it starts the first delay. */
-  readonly max?: number;
-  /** The fixed window the failures are counted in. @defaultValue `'15m'` */
-  readonly window?: Duration;
-  /** The first delay; each attempt let through after a delay doubles it. @defaultValue `'1m'` */
-  readonly delay?: Duration;
-  /** The longest delay. @defaultValue `'15m'` */
-  readonly maxDelay?: Duration;
-}
-
-/** Options of {@link LoginThrottle}. */
-export interface LoginThrottleOptions extends LimiterOptions {
-  /**
-   * The counter per username (case and Unicode compatibility forms folded, so
-   * `Alice` and `ALICE` share it), or `false` for none.
-   * @defaultValue `{ max: 5, window: '15m', delay: '1m', maxDelay: '15m' }`
-   */
-  readonly username?: LoginThrottleRuleOptions | false;
-  /**
-   * The counter per client address (IPv6 by its /64; see `trustedProxies`), or
-   * `false` for none. Successful logins are taken back from it, so it counts failures.
-   * @defaultValue `{ max: 100, window: '15m', delay: '1m', maxDelay: '15m' }`
-   */
-  readonly address?: LoginThrottleRuleOptions | false;
-}
+export type { LoginThrottleOptions, LoginThrottleRuleOptions } from './login-throttle-options.js';
 
 /** How a checked credential came out, for {@link LoginAttempt.settle}. */
 export type LoginAttemptResult =
@@ -60,20 +37,6 @@ export interface LoginAttempt {
   /** Records the result. Never rejects: a store failure here is published and ignored (the counter stays higher). */
   settle(result: LoginAttemptResult): MaybePromise<void>;
 }
-
-const USERNAME_DEFAULTS = { max: 5, window: '15m', delay: '1m', maxDelay: '15m' } as const;
-const ADDRESS_DEFAULTS = { max: 100, window: '15m', delay: '1m', maxDelay: '15m' } as const;
-const OPTIONS = [
-  'store',
-  'username',
-  'address',
-  'trustedProxies',
-  'forwardedHeader',
-  'onStoreFailure',
-  'storeTimeoutMs',
-  'events',
-  'clock',
-];
 
 interface Counter {
   readonly scope: 'username' | 'address';
@@ -114,10 +77,11 @@ export class LoginThrottle {
     if (typeof options !== 'object' || (options as unknown) === null) {
       throw new ConfigurationError('options', 'must be an object');
     }
-    rejectUnknownOptions('LoginThrottle', options, OPTIONS);
+    rejectUnknownOptions('LoginThrottle', options, LOGIN_THROTTLE_OPTIONS);
     this.#store = new LimiterStore('login', options);
-    this.#username = resolveRule('username', options.username, USERNAME_DEFAULTS);
-    this.#address = resolveRule('address', options.address, ADDRESS_DEFAULTS);
+    const rules = resolveRules(options);
+    this.#username = rules.username;
+    this.#address = rules.address;
   }
 
   /**
@@ -278,32 +242,6 @@ export class LoginThrottle {
 
 function ignore(): undefined {
   return undefined;
-}
-
-function resolveRule(
-  option: string,
-  value: LoginThrottleRuleOptions | false | undefined,
-  defaults: Required<LoginThrottleRuleOptions>,
-): ThrottleRule | undefined {
-  if (value === false) return undefined;
-  if (value !== undefined && (typeof value !== 'object' || (value as unknown) === null)) {
-    throw new ConfigurationError(
-      option,
-      'must be an object of { max, window, delay, maxDelay } or false',
-    );
-  }
-  const given = value ?? {};
-  rejectUnknownOptions(option, given, ['max', 'window', 'delay', 'maxDelay']);
-  const rule: ThrottleRule = {
-    max: requireInteger(`${option}.max`, given.max ?? defaults.max, 1, 1_000_000),
-    windowMs: durationMs(`${option}.window`, given.window ?? defaults.window),
-    delayMs: durationMs(`${option}.delay`, given.delay ?? defaults.delay),
-    maxDelayMs: durationMs(`${option}.maxDelay`, given.maxDelay ?? defaults.maxDelay),
-  };
-  if (rule.maxDelayMs < rule.delayMs) {
-    throw new ConfigurationError(`${option}.maxDelay`, 'must not be shorter than delay');
-  }
-  return Object.freeze(rule);
 }
 
 /**
