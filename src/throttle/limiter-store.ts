@@ -62,6 +62,8 @@ export class LimiterStore {
   readonly #limiter: string;
   readonly #policy: StoreFailurePolicy;
   readonly #site: StoreCallSite;
+  /** Failing open since the last answer of the store (warned once). */
+  #failingOpen = false;
 
   constructor(limiter: string, options: LimiterOptions) {
     this.#limiter = limiter;
@@ -111,9 +113,17 @@ export class LimiterStore {
     } catch (error) {
       return this.#failed(error, request);
     }
-    return isPromiseLike(answer)
-      ? answer.catch((error: unknown) => this.#failed(error, request))
-      : answer;
+    if (!isPromiseLike(answer)) return this.#answered(answer);
+    return answer.then(
+      (value) => this.#answered(value),
+      (error: unknown) => this.#failed(error, request),
+    );
+  }
+
+  /** A store answer: the store is back, so a later failure to open warns again. */
+  #answered<T>(value: T): T {
+    if (this.#failingOpen) this.#failingOpen = false;
+    return value;
   }
 
   /** The request's summary for events, with the client address as the limiter resolved it. */
@@ -145,7 +155,18 @@ export class LimiterStore {
         request: request === undefined ? undefined : summarize(request),
       });
     }
-    if (this.#policy === 'fail-open') return FAILED_OPEN;
+    if (this.#policy === 'fail-open') {
+      // Never silently: a limiter that lets requests through uncounted says so, once
+      // per outage, even when nobody listens to the events.
+      if (!this.#failingOpen) {
+        this.#failingOpen = true;
+        process.emitWarning(
+          `portcullis: the throttle store of ${this.#limiter} failed (${typeof code === 'string' ? code : 'ERR_STORE_UNAVAILABLE'}); requests pass uncounted until it answers again (onStoreFailure: 'fail-open')`,
+          { code: 'PORTCULLIS_THROTTLE_FAIL_OPEN' },
+        );
+      }
+      return FAILED_OPEN;
+    }
     throw error instanceof UnavailableError
       ? error
       : new UnavailableError('The throttle store is unavailable', 1, { cause: error });
