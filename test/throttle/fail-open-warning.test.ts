@@ -7,13 +7,15 @@ import { LoginThrottle, rateLimit } from '../../src/throttle/index.js';
 import { requestFrom } from './request.js';
 import { RecordingStore } from './stores.js';
 
-const warnings = () =>
-  vi
-    .mocked(process.emitWarning)
-    .mock.calls.filter(
+/** Silences process warnings; answers those of failing open so far. */
+function silenceWarnings(): () => unknown[][] {
+  const spy = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+  return () =>
+    spy.mock.calls.filter(
       (call) =>
         (call[1] as { code?: string } | undefined)?.code === 'PORTCULLIS_THROTTLE_FAIL_OPEN',
     );
+}
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -21,7 +23,7 @@ afterEach(() => {
 
 describe('fail-open says so', () => {
   it('warns once per outage, and again after the store came back and failed anew', async () => {
-    vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    const warnings = silenceWarnings();
     const store = new RecordingStore();
     const throttle = new LoginThrottle({ store, onStoreFailure: 'fail-open' });
     store.mode = 'reject';
@@ -37,8 +39,8 @@ describe('fail-open says so', () => {
     expect(warnings()).toHaveLength(2);
   });
 
-  it('a rate limit failing open warns too; failing closed does not (it answers 503)', async () => {
-    vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+  it('a rate limit failing open warns too; failing closed does not (it answers 503)', () => {
+    const warnings = silenceWarnings();
     const store = new RecordingStore();
     store.mode = 'throw';
     const open = rateLimit({
