@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto';
 import { ConfigurationError } from '../core/errors.js';
-import { isJwk, isSecretInput, toSecret } from './secret.js';
+import { isJwk, isSecretInput, toSecret, type JsonWebKeyInput } from './secret.js';
 
 /** The signature algorithms portcullis signs and verifies with (never `none`). */
 export type JwtAlgorithm =
@@ -35,11 +35,7 @@ export const ALGORITHMS: readonly JwtAlgorithm[] = Object.freeze([
   'EdDSA',
 ]);
 
-/** A JSON Web Key, as far as portcullis reads it (RFC 7517). */
-export interface JsonWebKeyInput {
-  readonly kty: string;
-  readonly [parameter: string]: unknown;
-}
+export type { JsonWebKeyInput };
 
 /**
  * Key material: an HMAC secret (a string of at least the hash size in UTF-8 bytes,

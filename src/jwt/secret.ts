@@ -1,6 +1,11 @@
 import { createPublicKey, createSecretKey, KeyObject } from 'node:crypto';
 import { ConfigurationError } from '../core/errors.js';
-import type { JsonWebKeyInput } from './keys.js';
+
+/** A JSON Web Key, as far as portcullis reads it (RFC 7517). */
+export interface JsonWebKeyInput {
+  readonly kty: string;
+  readonly [parameter: string]: unknown;
+}
 
 /** Whether key material is an HMAC secret (a non-PEM string, bytes, a secret key, an oct JWK). @internal */
 export function isSecretInput(input: unknown): boolean {
