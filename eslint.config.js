@@ -5,8 +5,9 @@ import tseslint from 'typescript-eslint';
 
 /**
  * Which way imports run (DESIGN.md): adapters → transform → authorization /
- * authentication → expression / password → core. Each zone lists the folders a
- * folder must not import from.
+ * authentication → expression / password / throttle → users → stores → core. The
+ * Redis stores (`redis`) implement the protocols' store interfaces and sit beside the
+ * adapters. Each zone lists the folders a folder must not import from.
  */
 const src = './src';
 const adapters = ['node', 'fetch', 'fastify', 'trpc', 'graphql'];
@@ -22,6 +23,10 @@ const everyFolder = [
   'transform',
   'headers',
   'cors',
+  'stores',
+  'users',
+  'throttle',
+  'redis',
   ...protocols,
   ...adapters,
 ];
@@ -33,15 +38,31 @@ const zones = [
   { target: `${src}/core`, from: others(['core', 'lib']) },
   { target: `${src}/lib`, from: others(['lib', 'core']) },
   { target: `${src}/expression`, from: others(['core', 'lib', 'expression']) },
+  { target: `${src}/stores`, from: others(['core', 'lib', 'stores']) },
+  { target: `${src}/users`, from: others(['core', 'lib', 'stores', 'users']) },
+  { target: `${src}/throttle`, from: others(['core', 'lib', 'stores', 'throttle']) },
+  {
+    target: `${src}/redis`,
+    from: others(['core', 'lib', 'stores', 'users', 'jwt', 'session', 'redis']),
+  },
   { target: `${src}/password`, from: others(['core', 'lib', 'password']) },
   { target: `${src}/argon2`, from: others(['core', 'lib', 'password', 'argon2']) },
   {
     target: `${src}/authentication`,
-    from: others(['core', 'lib', 'password', 'expression', 'authentication']),
+    from: others([
+      'core',
+      'lib',
+      'password',
+      'expression',
+      'stores',
+      'users',
+      'throttle',
+      'authentication',
+    ]),
   },
   {
     target: `${src}/authorization`,
-    from: others(['core', 'lib', 'expression', 'authorization']),
+    from: others(['core', 'lib', 'expression', 'stores', 'throttle', 'authorization']),
   },
   { target: `${src}/headers`, from: others(['core', 'lib', 'headers']) },
   { target: `${src}/cors`, from: others(['core', 'lib', 'cors']) },
@@ -55,6 +76,9 @@ const zones = [
       'authentication',
       'authorization',
       'cors',
+      'stores',
+      'users',
+      'throttle',
       'transform',
     ]),
   },
@@ -67,6 +91,9 @@ const zones = [
       'password',
       'authentication',
       'authorization',
+      'stores',
+      'users',
+      'throttle',
       p,
       // OAuth2 login ends in a session (the sessions issue): oauth2 may use session.
       ...(p === 'oauth2' ? ['session'] : []),
