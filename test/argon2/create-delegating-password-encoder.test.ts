@@ -2,12 +2,29 @@ import { describe, expect, it } from 'vitest';
 import { Argon2PasswordEncoder, createDelegatingPasswordEncoder } from '../../src/argon2/index.js';
 import { SecurityEvents, type UnknownPasswordEncoderEvent } from '../../src/core/events.js';
 import { Pbkdf2PasswordEncoder, ScryptPasswordEncoder } from '../../src/password/index.js';
+import { passwordEncoderContract } from '../password/encoder-contract.js';
 
 const fastOptions = {
   argon2: { memoryCost: 64, timeCost: 1, dangerouslyAllowWeakParameters: true },
   scrypt: { cost: 2 ** 10, dangerouslyAllowWeakParameters: true },
   pbkdf2: { iterations: 1000, dangerouslyAllowWeakParameters: true },
 } as const;
+
+passwordEncoderContract(
+  'createDelegatingPasswordEncoder()',
+  (options) =>
+    createDelegatingPasswordEncoder({
+      ...fastOptions,
+      argon2: { ...fastOptions.argon2, ...options },
+      events: new SecurityEvents(),
+    }),
+  {
+    format: /^\{argon2\}\$argon2id\$v=19\$m=64,t=1,p=1\$[^$]{22}\$[^$]{43}$/,
+    salted: true,
+    upgradesMalformed: true,
+    malformed: ['', 's3cret', '{noop}s3cret', '{argon2}', '{argon2}$argon2id$', '{scrypt}s3cret'],
+  },
+);
 
 describe('createDelegatingPasswordEncoder', () => {
   it('encodes {argon2} Argon2id with OWASP’s parameters by default', async () => {
