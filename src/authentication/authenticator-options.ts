@@ -1,7 +1,7 @@
 import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError } from '../core/errors.js';
 import type { SecurityEvents } from '../core/events.js';
-import { requireInteger } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
 import type { PasswordEncoder } from '../password/index.js';
 import type { UserChangeNotifier } from '../stores/types.js';
 import { throttleOption, type LoginThrottle } from '../throttle/login-throttle.js';
@@ -155,7 +155,7 @@ export const AUTHENTICATOR_OPTIONS: ReadonlySet<string> = new Set([
   'throttle',
 ]);
 const CACHE_OPTIONS = new Set(['maxEntries', 'ttlMs', 'now']);
-const DID_YOU_MEAN: ReadonlyMap<string, string> = new Map([
+const DID_YOU_MEAN: Readonly<Record<string, string>> = Object.fromEntries([
   ['encoder', 'passwordEncoder'],
   ['user', 'users'],
   ['ttl', 'ttlMs'],
@@ -187,7 +187,7 @@ export function resolveAuthenticatorOptions(
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new ConfigurationError('options', 'must be an object');
   }
-  rejectUnknown(options, known, '');
+  rejectUnknown('RepositoryAuthenticator', options, known, '');
   const { events, onPasswordUpgrade, userChanges } = options;
   if (userChanges !== undefined && !isNotifier(userChanges)) {
     throw new ConfigurationError(
@@ -244,7 +244,7 @@ function resolveCache(
   if (typeof cache !== 'object' || (cache as unknown) === null) {
     throw new ConfigurationError('cache', 'must be false or an object');
   }
-  rejectUnknown(cache, CACHE_OPTIONS, 'cache.');
+  rejectUnknown('cache', cache, CACHE_OPTIONS, 'cache.');
   const maxEntries = requireInteger('cache.maxEntries', cache.maxEntries ?? 1000, 1, 10_000_000);
   const ttlMs = requireInteger('cache.ttlMs', cache.ttlMs ?? 60_000, 1, 86_400_000);
   if (cache.now !== undefined && typeof cache.now !== 'function') {
@@ -272,13 +272,16 @@ export function requireEncoder(option: string, encoder: unknown): PasswordEncode
 }
 
 /** Throws a `ConfigurationError` for an option not in `known`, with a "did you mean". @internal */
-export function rejectUnknown(options: object, known: ReadonlySet<string>, prefix: string): void {
-  for (const key of Object.keys(options)) {
-    if (known.has(key)) continue;
-    const hint = DID_YOU_MEAN.get(key);
-    const suggestion = hint !== undefined && known.has(hint) ? ` (did you mean ${hint}?)` : '';
-    throw new ConfigurationError(`${prefix}${key}`, `is not a known option${suggestion}`);
-  }
+export function rejectUnknown(
+  owner: string,
+  options: object,
+  known: ReadonlySet<string>,
+  prefix: string,
+): void {
+  rejectUnknownOptions(owner, options, known, {
+    aliases: DID_YOU_MEAN,
+    path: (key) => `${prefix}${key}`,
+  });
 }
 
 function isPublisher(value: unknown): value is SecurityEvents {

@@ -106,7 +106,7 @@ function toRepositoryOptions(
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new ConfigurationError('options', 'must be an object');
   }
-  rejectUnknown(options, MEMORY_OPTIONS, '');
+  rejectUnknown('MemoryAuthenticator', options, MEMORY_OPTIONS, '');
   const users: unknown = options.users;
   if (
     users !== undefined &&

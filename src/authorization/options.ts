@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { didYouMean as suggestion } from '../lib/suggest.js';
+import { rejectUnknownOptions } from '../lib/validate.js';
 
 /**
  * Throws a {@link ConfigurationError} for the first key of `options` that is not in
@@ -17,11 +17,7 @@ export function checkOptionNames(
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new ConfigurationError(owner, 'options must be an object');
   }
-  for (const name of Object.keys(options)) {
-    if (!known.includes(name)) {
-      throw new ConfigurationError(name, `is not an option of ${owner}${didYouMean(name, known)}`);
-    }
-  }
+  rejectUnknownOptions(owner, options, known);
   return options as Readonly<Record<string, unknown>>;
 }
 
@@ -51,16 +47,4 @@ export function requireMethods(option: string, value: unknown): string[] {
     }
     return method.toUpperCase();
   });
-}
-
-/**
- * `' (did you mean "x"?)'` for the nearest known name, or `''`; a name that only
- * lacks its `dangerously` prefix is pointed at it. @internal
- */
-export function didYouMean(name: string, known: readonly string[]): string {
-  const dangerous = known.find(
-    (candidate) => candidate.toLowerCase() === `dangerously${name.toLowerCase()}`,
-  );
-  if (dangerous !== undefined) return ` (did you mean ${JSON.stringify(dangerous)}?)`;
-  return suggestion(name, known);
 }

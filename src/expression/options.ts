@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
-import { requireInteger } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
 import {
   BUILTINS,
   readFunctions,
@@ -66,9 +66,7 @@ export function resolveOptions(options: UncheckedOptions | undefined): ResolvedO
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new ConfigurationError('options', 'must be an object');
   }
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw new ConfigurationError(key, 'is not an option of compileExpression');
-  }
+  rejectUnknownOptions('compileExpression', options, KNOWN);
   const { maxLength = 10_000, maxDepth = 64, events = securityEvents, functions } = options;
   if (typeof (events as Partial<SecurityEvents> | null)?.publish !== 'function') {
     throw new ConfigurationError('events', 'must be a SecurityEvents publisher');

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
 import { didYouMean } from '../lib/suggest.js';
+import { rejectUnknownOptions } from '../lib/validate.js';
 
 /** A plain options object (any prototype), not an array or a function. @internal */
 export type OptionRecord = Readonly<Record<string, unknown>>;
@@ -7,7 +8,7 @@ export type OptionRecord = Readonly<Record<string, unknown>>;
 /**
  * Throws unless `value` is an object (not an array) whose own keys are all in
  * `allowed`, naming an unknown key with a "did you mean" hint. Legacy or
- * misspelt names in `known` get their specific message.
+ * misspelt names in `aliases` are pointed at the option meant.
  *
  * @internal
  */
@@ -15,18 +16,16 @@ export function requireOptions(
   option: string,
   value: unknown,
   allowed: readonly string[],
-  known: Readonly<Record<string, string>> = {},
+  aliases: Readonly<Record<string, string>> = {},
 ): OptionRecord {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ConfigurationError(option === '' ? 'options' : option, 'must be an options object');
   }
   const record = value as OptionRecord;
-  for (const key of Object.keys(record)) {
-    if (allowed.includes(key)) continue;
-    const path = optionPath(option, key);
-    const hint = Object.hasOwn(known, key) ? ` (${known[key] ?? ''})` : didYouMean(key, allowed);
-    throw new ConfigurationError(path, `is not a known option${hint}`);
-  }
+  rejectUnknownOptions(option === '' ? 'SecurityHeaders' : option, record, allowed, {
+    aliases,
+    path: (key) => optionPath(option, key),
+  });
   return record;
 }
 

@@ -70,9 +70,6 @@ const LEGACY: Readonly<Record<string, string>> = {
   hidePoweredBy: 'xPoweredBy',
   xssFilter: 'xXssProtection',
 };
-const LEGACY_HINTS = Object.fromEntries(
-  Object.entries(LEGACY).map(([alias, name]) => [alias, `helmet's legacy name: use ${name}`]),
-);
 
 /**
  * The security response headers, helmet 8's set by default, validated and computed
@@ -111,7 +108,7 @@ export class SecurityHeaders {
 
   /** @throws {@link ConfigurationError} naming the option on any invalid option. */
   constructor(options: SecurityHeadersOptions = {}) {
-    const record = requireOptions('', options, OPTIONS, LEGACY_HINTS);
+    const record = requireOptions('', options, OPTIONS, LEGACY);
     const policy = buildPolicy(record.contentSecurityPolicy);
     const entries: HeaderEntry[] = [];
     if (policy !== undefined && policy.parts.length === 1) {

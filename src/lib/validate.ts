@@ -46,9 +46,23 @@ export function requireInteger(option: string, value: unknown, min: number, max:
   return value;
 }
 
+/** Hints for {@link rejectUnknownOptions}. @internal */
+export interface UnknownOptionHints {
+  /**
+   * Common mistakes and the option meant (`encoder` → `passwordEncoder`), suggested
+   * before the nearest spelling; an alias to an option not in `known` is ignored.
+   */
+  readonly aliases?: Readonly<Record<string, string>>;
+  /** The error's `option` for a key (`cache.ttl` for `ttl`). @defaultValue the key */
+  readonly path?: (key: string) => string;
+}
+
 /**
  * Refuses option names that are not `known` (a typo would otherwise be ignored
- * silently), with a "did you mean" hint.
+ * silently): the one unknown-option check of the library, with one message,
+ * `<option>: is not an option of <owner> (did you mean "<name>"?)`. The hint is an
+ * alias for a common mistake, else the `dangerously…` option the name lacks the
+ * prefix of, else the nearest spelling, else nothing.
  *
  * @throws ConfigurationError naming the unknown option
  * @internal
@@ -56,11 +70,33 @@ export function requireInteger(option: string, value: unknown, min: number, max:
 export function rejectUnknownOptions(
   owner: string,
   options: object,
-  known: readonly string[],
+  known: readonly string[] | ReadonlySet<string>,
+  hints: UnknownOptionHints = {},
 ): void {
+  const names = [...known];
   for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      throw new ConfigurationError(key, `is not an option of ${owner}${didYouMean(key, known)}`);
-    }
+    if (names.includes(key)) continue;
+    const option = hints.path === undefined ? key : hints.path(key);
+    throw new ConfigurationError(option, unknownOption(owner, key, names, hints.aliases));
   }
+}
+
+/** The message of an unknown option (see {@link rejectUnknownOptions}). @internal */
+export function unknownOption(
+  owner: string,
+  name: string,
+  known: readonly string[],
+  aliases: Readonly<Record<string, string>> = {},
+): string {
+  const alias = Object.hasOwn(aliases, name) ? aliases[name] : undefined;
+  const dangerous = known.find(
+    (candidate) => candidate.toLowerCase() === `dangerously${name.toLowerCase()}`,
+  );
+  const hint =
+    alias !== undefined && known.includes(alias)
+      ? ` (did you mean ${JSON.stringify(alias)}?)`
+      : dangerous === undefined
+        ? didYouMean(name, known)
+        : ` (did you mean ${JSON.stringify(dangerous)}?)`;
+  return `is not an option of ${owner}${hint}`;
 }

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
+import { rejectUnknownOptions } from '../lib/validate.js';
 import { UserRepositoryError } from '../users/errors.js';
 import type { SqlQuery } from '../users/sql-user-repository.js';
 import { quoteName } from '../users/sql-user-schema.js';
@@ -16,11 +17,9 @@ function quote(tables: SqlOAuth2AccountTables): { accounts: string; users: strin
   if (typeof tables !== 'object' || (tables as unknown) === null) {
     throw new ConfigurationError('tables', 'must be an object');
   }
-  for (const key of Object.keys(tables)) {
-    if (key !== 'accounts' && key !== 'users') {
-      throw new ConfigurationError(`tables.${key}`, 'is not a known option (accounts, users)');
-    }
-  }
+  rejectUnknownOptions('tables', tables, ['accounts', 'users'], {
+    path: (key) => `tables.${key}`,
+  });
   return {
     accounts: quoteName('tables.accounts', tables.accounts ?? 'oauth2_accounts'),
     users: quoteName('tables.users', tables.users ?? 'users'),

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
 import { User } from '../core/user.js';
+import { rejectUnknownOptions } from '../lib/validate.js';
 import type { UserChangeNotifier } from '../stores/types.js';
 import { UserRepositoryError } from './errors.js';
 import type { ManagedUserRepository } from './repository.js';
@@ -70,11 +71,7 @@ export class SqlUserRepository implements ManagedUserRepository {
     if (typeof options !== 'object' || (options as unknown) === null) {
       throw new ConfigurationError('options', 'must be an object');
     }
-    for (const key of Object.keys(options)) {
-      if (key !== 'query' && key !== 'tables' && key !== 'userChanges') {
-        throw new ConfigurationError(key, 'is not a known option (query, tables, userChanges)');
-      }
-    }
+    rejectUnknownOptions('SqlUserRepository', options, ['query', 'tables', 'userChanges']);
     if (typeof options.query !== 'function') {
       throw new ConfigurationError(
         'query',

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
+import { rejectUnknownOptions } from '../lib/validate.js';
 
 /** The table names of a `SqlUserRepository`; each `name` or `schema.name`. */
 export interface SqlUserTables {
@@ -32,14 +33,9 @@ export function quoteTables(tables: SqlUserTables = {}): QuotedTables {
   if (typeof tables !== 'object' || (tables as unknown) === null) {
     throw new ConfigurationError('tables', 'must be an object');
   }
-  for (const key of Object.keys(tables)) {
-    if (key !== 'users' && key !== 'roles' && key !== 'authorities') {
-      throw new ConfigurationError(
-        `tables.${key}`,
-        'is not a known option (users, roles, authorities)',
-      );
-    }
-  }
+  rejectUnknownOptions('tables', tables, ['users', 'roles', 'authorities'], {
+    path: (key) => `tables.${key}`,
+  });
   return {
     users: quoteName('tables.users', tables.users ?? 'users'),
     roles: quoteName('tables.roles', tables.roles ?? 'user_roles'),

@@ -170,7 +170,7 @@ describe('passwordEncoderTimeoutMs', () => {
       ).toThrow(ConfigurationError);
     }
     expect(() => new MemoryAuthenticator({ timeout: 5 } as never)).toThrow(
-      /did you mean passwordEncoderTimeoutMs/u,
+      /is not an option of MemoryAuthenticator \(did you mean "passwordEncoderTimeoutMs"\?\)/u,
     );
   });
 });

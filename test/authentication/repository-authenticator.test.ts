@@ -112,7 +112,7 @@ describe('RepositoryAuthenticator', () => {
     ).toThrow(expect.objectContaining({ option: 'userChanges' }));
     expect(
       () => new RepositoryAuthenticator({ repository: {}, passwordEncoder: encoder } as never),
-    ).toThrow(/did you mean users/u);
+    ).toThrow(/did you mean "users"/u);
   });
 });
 
