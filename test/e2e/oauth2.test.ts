@@ -4,38 +4,16 @@
  * development OpenID provider (oidc-provider on 127.0.0.1) and lands on `/me`.
  * Without the browser the test fails and says how to install it.
  */
-import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../examples/app.js';
 import { listen, type TestServer } from '../support/server.js';
-
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const SCREENSHOTS = fileURLToPath(new URL('../../.tmp/e2e/', import.meta.url));
+import { screenshot, withPage } from './browser.js';
 
 let app: TestServer;
 let issuer: string;
 let closeApp: () => Promise<void>;
-
-/** Debian's Chromium, headless; a missing browser fails the test (it is never skipped). */
-async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `No Chromium at ${CHROMIUM}. The end-to-end test drives Debian's chromium: ` +
-        '`sudo apt-get install -y --no-install-recommends chromium` (.ci/run does), ' +
-        'or set CHROMIUM_PATH to a Chromium binary. It never downloads a browser.',
-    );
-  }
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: 30_000,
-    // Chromium refuses to start its sandbox as root (CI containers).
-    args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), '--disable-dev-shm-usage'],
-  });
-}
 
 beforeAll(async () => {
   // The redirect URI registered at the provider names the example's port: listen first.
@@ -57,23 +35,12 @@ afterAll(async () => {
 
 describe('OAuth2 login with the development provider in a headless browser', () => {
   it('clicks through the provider login as admin, lands on /me, logs out', async () => {
-    const browser = await launchChromium();
-    try {
-      const page = await browser.newPage();
-      page.setDefaultTimeout(10_000);
-      page.setDefaultNavigationTimeout(10_000);
-      const consoleErrors: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error') consoleErrors.push(message.text());
-      });
+    await withPage(async (page, consoleErrors) => {
       await logInAtTheProvider(page, consoleErrors);
       expect(consoleErrors).toEqual([]); // no CSP violation on either site
-      mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: `${SCREENSHOTS}oauth2-me.png`, fullPage: true });
+      await screenshot(page, 'oauth2-me');
       await logOutAndBackIn(page);
-    } finally {
-      await browser.close();
-    }
+    });
   }, 60_000);
 });
 

@@ -3,16 +3,13 @@
  * driven by `playwright-core` (never a downloaded browser; `.ci/run` installs the
  * package). Without the browser the test fails and says how to install it.
  */
-import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../examples/app.js';
 import { listen, type TestServer } from '../support/server.js';
+import { screenshot, withPage } from './browser.js';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const SCREENSHOTS = fileURLToPath(new URL('../../.tmp/e2e/', import.meta.url));
 /** A host name the browser resolves to 127.0.0.1: another site than 127.0.0.1. */
 const EVIL_HOST = 'evil.test';
 
@@ -29,28 +26,6 @@ function attackPage(action: string, fields: Record<string, string>): string {
   return `<!doctype html><title>Win a prize</title>
 <form id="f" method="post" action="${action}">${inputs}</form>
 <script>document.getElementById('f').submit();</script>`;
-}
-
-/** Debian's Chromium, headless; a missing browser fails the test (it is never skipped). */
-async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `No Chromium at ${CHROMIUM}. The end-to-end test drives Debian's chromium: ` +
-        '`sudo apt-get install -y --no-install-recommends chromium` (.ci/run does), ' +
-        'or set CHROMIUM_PATH to a Chromium binary. It never downloads a browser.',
-    );
-  }
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: 30_000,
-    args: [
-      // Chromium refuses to start its sandbox as root (CI containers).
-      ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-      '--disable-dev-shm-usage',
-      `--host-resolver-rules=MAP ${EVIL_HOST} 127.0.0.1`,
-    ],
-  });
 }
 
 beforeAll(async () => {
@@ -93,25 +68,17 @@ async function attack(page: Page, origin: string, path: string, target: string):
 
 describe('the session site in a headless browser', () => {
   it('logs in through the redirect, shows the user and the API calls, refuses cross-site posts, logs out', async () => {
-    const browser = await launchChromium();
-    try {
-      const page = await browser.newPage();
-      page.setDefaultTimeout(10_000);
-      page.setDefaultNavigationTimeout(10_000);
-      const consoleErrors: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error') consoleErrors.push(message.text());
-      });
-      await logInThroughTheRedirect(page);
-      await checkThePageScript(page);
-      expect(consoleErrors).toEqual([]); // no CSP violation, no failed call
-      mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: `${SCREENSHOTS}me.png`, fullPage: true });
-      await forgeCrossOriginPosts(page);
-      await logOut(page);
-    } finally {
-      await browser.close();
-    }
+    await withPage(
+      async (page, consoleErrors) => {
+        await logInThroughTheRedirect(page);
+        await checkThePageScript(page);
+        expect(consoleErrors).toEqual([]); // no CSP violation, no failed call
+        await screenshot(page, 'me');
+        await forgeCrossOriginPosts(page);
+        await logOut(page);
+      },
+      { loopbackHosts: [EVIL_HOST] },
+    );
   }, 60_000);
 });
 
