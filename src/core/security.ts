@@ -201,6 +201,34 @@ export function attemptWithin(
 }
 
 /**
+ * Authenticates a request the way every installer of an authenticator does:
+ * {@link attemptWithin} its deadline, and an authenticator that throws is a failed
+ * authentication ({@link authenticatorFailed}: an `authentication-failure` event and
+ * the `failed` outcome). Throws or rejects only with an {@link UnavailableError} (a
+ * deadline passed, a store is down: fail closed) or a `ConfigurationError`. A
+ * synchronous answer stays synchronous.
+ *
+ * @internal
+ */
+export function authenticateWithin(
+  authenticator: Authenticator,
+  request: SecurityRequest,
+  timeoutMs: number,
+  events: SecurityEvents,
+): AuthenticationOutcome | Promise<AuthenticationOutcome> {
+  let found: AuthenticationOutcome | Promise<AuthenticationOutcome>;
+  try {
+    found = attemptWithin(authenticator, request, timeoutMs, events);
+  } catch (error) {
+    return authenticatorFailed(authenticator, request, error, events);
+  }
+  if (!isPromiseLike(found)) return found;
+  return found.then(undefined, (error: unknown) =>
+    authenticatorFailed(authenticator, request, error, events),
+  );
+}
+
+/**
  * What to do when an authenticator throws: a failed authentication (an
  * `authentication-failure` event with reason `other`, and the `failed` outcome),
  * never a server error — except a `ConfigurationError` (e.g. no password encoder

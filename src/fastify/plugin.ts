@@ -4,7 +4,7 @@ import { SecurityContext } from '../core/context.js';
 import { ConfigurationError } from '../core/errors.js';
 import { SecurityTransform, type SecurityOutcome } from '../transform/index.js';
 import { isPromiseLike } from '../lib/promise.js';
-import { nodeRequestView } from '../lib/request-views.js';
+import { viewOf } from '../lib/find-request.js';
 import { mergeVary } from '../lib/vary.js';
 
 declare module 'fastify' {
@@ -88,5 +88,5 @@ export const portcullis: FastifyPluginCallback<PortcullisFastifyOptions> = Objec
 
 function toSecurityRequest(request: FastifyRequest) {
   // Fastify's own `url` may be rewritten by a prefix; the raw URL is what the client sent.
-  return nodeRequestView(request.raw, undefined, request.protocol === 'https');
+  return viewOf({ kind: 'node', request: request.raw }, undefined, request.protocol === 'https');
 }

@@ -3,23 +3,16 @@ import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import { userOf, type AuthenticationOutcome } from '../core/outcome.js';
-import type { SecurityRequest } from '../core/request.js';
 import {
   assertAuthenticatorConfigured,
-  attemptWithin,
-  authenticatorFailed,
+  authenticateWithin,
   type Authenticator,
 } from '../core/security.js';
 import { CLIENT_ADDRESS } from '../lib/client-address.js';
 import { CONTEXT_REQUEST } from '../lib/context-request.js';
-import {
-  fetchRequestView,
-  isFetchRequest,
-  isNodeRequest,
-  nodeRequestView,
-  readConnectionParams,
-  type NodeRequestLike,
-} from '../lib/request-views.js';
+import { recordedAuthentication } from '../lib/authentication-record.js';
+import { findRequest, isWebSocketUpgrade, viewOf } from '../lib/find-request.js';
+import { readConnectionParams, type NodeRequestLike } from '../lib/request-views.js';
 import { rejectUnknownOptions, requireNames } from '../lib/validate.js';
 import { CHALLENGE, challengeOf, requireChallenges } from './challenge.js';
 import { unavailableError } from './unavailable.js';
@@ -124,14 +117,32 @@ export function createSecurityContext(
   const { authenticator, names, events, challenges, authenticationTimeoutMs } = resolve(options);
   assertAuthenticatorConfigured(authenticator);
   return async (input) => {
-    const request = findRequest(input, names);
+    const found = findRequest(input, { holders: true });
+    if (!found) {
+      throw new ConfigurationError(
+        'createSecurityContext',
+        'found no request: pass the node request, the Fetch Request, or the object holding it as req, raw or request',
+      );
+    }
+    // graphql-ws: the upgrade request, and the credential in connectionParams.
+    const wsContext = found.kind === 'node' && found.params !== undefined;
+    const request = viewOf(
+      found,
+      wsContext ? readConnectionParams(names, found.params, true) : undefined,
+    );
     let authentication: AuthenticationOutcome;
     try {
-      authentication = await attemptWithin(authenticator, request, authenticationTimeoutMs, events);
+      // Behind secureHandler / secure / the Fastify plugin, the pipeline's outcome; a
+      // graphql-ws operation is authenticated each time (its connection outlives a session).
+      authentication =
+        (wsContext || isWebSocketUpgrade(found)
+          ? undefined
+          : recordedAuthentication(request, authenticator)) ??
+        (await authenticateWithin(authenticator, request, authenticationTimeoutMs, events));
     } catch (error) {
       // A deadline passed or a store is down: SERVICE_UNAVAILABLE (503), never anonymous.
       if (error instanceof UnavailableError) throw unavailableError(error);
-      authentication = authenticatorFailed(authenticator, request, error, events);
+      throw error;
     }
     return {
       user: userOf(authentication),
@@ -140,40 +151,6 @@ export function createSecurityContext(
       [CONTEXT_REQUEST]: request,
     };
   };
-}
-
-/** The request in a context factory's argument, looking through `req`, `raw`, `request`. */
-function findRequest(input: unknown, names: readonly string[]): SecurityRequest {
-  const found = search(input, names, 0);
-  if (found) return found;
-  throw new ConfigurationError(
-    'createSecurityContext',
-    'found no request: pass the node request, the Fetch Request, or the object holding it as req, raw or request',
-  );
-}
-
-function search(
-  input: unknown,
-  names: readonly string[],
-  depth: number,
-): SecurityRequest | undefined {
-  if (isFetchRequest(input)) return fetchRequestView(input);
-  if (isNodeRequest(input)) return nodeRequestView(input);
-  if (depth > 2 || typeof input !== 'object' || input === null) return undefined;
-  const holder = input as Exclude<GraphQLContextInput, NodeRequestLike | Request>;
-  const extra = holder.extra as { request?: unknown } | null | undefined;
-  if (typeof extra === 'object' && extra !== null && isNodeRequest(extra.request)) {
-    // graphql-ws: the upgrade request, and the credential in connectionParams.
-    return nodeRequestView(extra.request, readConnectionParams(names, holder, true));
-  }
-  for (const key of ['req', 'raw', 'request'] as const) {
-    const inner = holder[key];
-    if (inner !== undefined && inner !== input) {
-      const found = search(inner, names, depth + 1);
-      if (found) return found;
-    }
-  }
-  return undefined;
 }
 
 interface Resolved {

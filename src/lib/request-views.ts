@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { createSecurityRequest, type SecurityRequest } from '../core/request.js';
+import { linkSource } from './authentication-record.js';
 
 /** A node `http` request as portcullis reads it (node, Express, Connect, a ws upgrade). */
 export type NodeRequestLike = Pick<IncomingMessage, 'headers' | 'method' | 'url' | 'socket'>;
@@ -42,7 +43,7 @@ export function nodeRequestView(
     if (values === undefined) return NO_LINES;
     return typeof values === 'string' ? [values] : values;
   };
-  return createSecurityRequest({
+  const view = createSecurityRequest({
     method: req.method ?? 'GET',
     url: (req as NodeRequestLike & { originalUrl?: string }).originalUrl ?? req.url ?? '/',
     header: withFallback(header, fallback),
@@ -50,6 +51,8 @@ export function nodeRequestView(
     clientAddress: req.socket.remoteAddress,
     secure,
   });
+  if (fallback.size === 0) linkSource(view, req);
+  return view;
 }
 
 type DistinctHeaders = Readonly<Record<string, readonly string[] | undefined>>;
@@ -137,7 +140,7 @@ export function fetchRequestView(
   // HTTP/2 pseudo-headers (`:authority`) are no header names to the Fetch API, which throws.
   const header = (name: string): string | undefined =>
     name.charCodeAt(0) === 0x3a ? undefined : (request.headers.get(name) ?? undefined);
-  return createSecurityRequest({
+  const view = createSecurityRequest({
     method: request.method,
     url,
     // One value per header (the Fetch API joined repeated lines): the view's default
@@ -146,6 +149,8 @@ export function fetchRequestView(
     clientAddress,
     secure: url.startsWith('https:'),
   });
+  if (fallback.size === 0) linkSource(view, request);
+  return view;
 }
 
 /** Whether a value is a Fetch API `Request` (or looks enough like one). @internal */

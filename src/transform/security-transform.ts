@@ -6,8 +6,7 @@ import { Outcome, userOf, type AuthenticationOutcome } from '../core/outcome.js'
 import type { SecurityRequest } from '../core/request.js';
 import {
   assertAuthenticatorConfigured,
-  attemptWithin,
-  authenticatorFailed,
+  authenticateWithin,
   GRANTED,
   type AuthorizationDecision,
   type Authenticator,
@@ -15,6 +14,7 @@ import {
   type SecurityResponse,
 } from '../core/security.js';
 import { Firewall, errorResponse, type FirewallOptions } from '../authorization/index.js';
+import { recordAuthentication } from '../lib/authentication-record.js';
 import { withDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
 import { resolveCors, withCors, type CorsSetting, type ResolvedCors } from './cors.js';
@@ -187,26 +187,24 @@ export class SecurityTransform {
   #authenticate(request: SecurityRequest): SecurityOutcome | Promise<SecurityOutcome> {
     const authenticator = this.#authenticator;
     if (!authenticator) return this.#authorize(ANONYMOUS, request);
+    // A deadline passed or a store is down: 503, never anonymous.
+    const failClosed = (error: unknown): SecurityOutcome => {
+      if (error instanceof UnavailableError) return unavailable(error, request);
+      throw error;
+    };
     let found: AuthenticationOutcome | Promise<AuthenticationOutcome>;
     try {
-      found = attemptWithin(authenticator, request, this.#deadlines.authenticationMs, this.#events);
-    } catch (error) {
-      if (error instanceof UnavailableError) return unavailable(error, request);
-      found = authenticatorFailed(authenticator, request, error, this.#events);
-    }
-    if (isPromiseLike(found)) {
-      return found.then(
-        (outcome) => this.#authorize(outcome, request),
-        (error: unknown) =>
-          error instanceof UnavailableError
-            ? unavailable(error, request)
-            : this.#authorize(
-                authenticatorFailed(authenticator, request, error, this.#events),
-                request,
-              ),
+      found = authenticateWithin(
+        authenticator,
+        request,
+        this.#deadlines.authenticationMs,
+        this.#events,
       );
+    } catch (error) {
+      return failClosed(error);
     }
-    return this.#authorize(found, request);
+    if (!isPromiseLike(found)) return this.#authorize(found, request);
+    return found.then((outcome) => this.#authorize(outcome, request), failClosed);
   }
 
   #authorize(
@@ -245,7 +243,11 @@ export class SecurityTransform {
     request: SecurityRequest,
   ): SecurityOutcome {
     const user = userOf(authentication);
-    if (decision.granted) return { proceed: true, user };
+    if (decision.granted) {
+      // The context factories downstream (tRPC, GraphQL) reuse it: authenticated once.
+      if (this.#authenticator) recordAuthentication(request, this.#authenticator, authentication);
+      return { proceed: true, user };
+    }
     if (this.#events.hasListeners) {
       this.#events.publish({
         type: 'access-denied',

@@ -5,19 +5,20 @@ import { securityEvents, type SecurityEvents } from '../core/events.js';
 import { userOf, type AuthenticationOutcome } from '../core/outcome.js';
 import {
   assertAuthenticatorConfigured,
-  attemptWithin,
-  authenticatorFailed,
+  authenticateWithin,
   type Authenticator,
 } from '../core/security.js';
 import { rejectUnknownOptions, requireNames } from '../lib/validate.js';
 import { CLIENT_ADDRESS } from '../lib/client-address.js';
 import { CONTEXT_REQUEST } from '../lib/context-request.js';
+import { recordedAuthentication } from '../lib/authentication-record.js';
+import { isWebSocketUpgrade, viewOf } from '../lib/find-request.js';
 import { readConnectionParams } from '../lib/request-views.js';
 import { assertSecured, isSecuredProcedure } from './assert-secured.js';
 import { CHALLENGE, challengeOf, requireChallenges } from './challenge.js';
 import { denial, unavailable } from './guard.js';
 import { DENY_ALL, type Rule } from './rule.js';
-import { isWebSocketUpgrade, toSecurityRequest } from './request.js';
+import { findContextRequest } from './request.js';
 import type { UserContext } from './types.js';
 import type { ContextOptionsLike } from './request.js';
 
@@ -148,24 +149,26 @@ export function createSecurityContext(options: SecurityContextOptions): Security
   if (options.router !== undefined) assertSecured(options.router);
   const guard = { debug: false, events, securityContext: false };
   return async (opts) => {
-    const req = opts.req;
+    const found = findContextRequest(opts.req);
+    const upgrade = isWebSocketUpgrade(found);
     const params =
-      names.length === 0
-        ? EMPTY
-        : readConnectionParams(names, opts.info, anyTransport || isWebSocketUpgrade(req));
-    const request = toSecurityRequest(req, params);
+      names.length === 0 ? EMPTY : readConnectionParams(names, opts.info, anyTransport || upgrade);
+    const request = viewOf(found, params);
     let authentication: AuthenticationOutcome;
     try {
-      authentication = await attemptWithin(
-        authenticator,
-        request,
-        settings.authenticationTimeoutMs,
-        events,
-      );
+      // Behind secureHandler / secure / the Fastify plugin, the pipeline's outcome.
+      authentication =
+        (upgrade ? undefined : recordedAuthentication(request, authenticator)) ??
+        (await authenticateWithin(
+          authenticator,
+          request,
+          settings.authenticationTimeoutMs,
+          events,
+        ));
     } catch (error) {
       // A deadline passed or a store is down: SERVICE_UNAVAILABLE (503), never anonymous.
       if (error instanceof UnavailableError) throw unavailable(error);
-      authentication = authenticatorFailed(authenticator, request, error, events);
+      throw error;
     }
     const user = userOf(authentication);
     const challenge = challengeOf(challenges, authentication);
@@ -181,7 +184,7 @@ export function createSecurityContext(options: SecurityContextOptions): Security
       // and a tRPC 11 release without `info.calls[].procedure` name no procedure, so
       // nothing is served until `router` has been checked at start-up.
       const calls = opts.info?.calls;
-      if (calls === undefined || isWebSocketUpgrade(req)) {
+      if (calls === undefined || upgrade) {
         throw denial(UNCHECKABLE, guard, { ctx, path: '', input: undefined }, user);
       }
       for (const call of calls) {

@@ -1,11 +1,6 @@
-import type { SecurityRequest } from '../core/request.js';
-import {
-  fetchRequestView,
-  isFetchRequest,
-  nodeRequestView,
-  type HeaderFallback,
-  type NodeRequestLike,
-} from '../lib/request-views.js';
+import { ConfigurationError } from '../core/errors.js';
+import { findRequest, type FoundRequest } from '../lib/find-request.js';
+import type { NodeRequestLike } from '../lib/request-views.js';
 
 export type { NodeRequestLike };
 
@@ -33,26 +28,17 @@ export interface ContextOptionsLike {
 }
 
 /**
- * The {@link SecurityRequest} of a `createContext` call. `params` lists the
- * connection parameters read as headers (by lower-case name) when the request has
- * no such header.
+ * The request of a `createContext` call: a node request, a Fetch `Request`, or a
+ * Fastify request's `raw` (and whatever else {@link findRequest} looks through).
  *
+ * @throws ConfigurationError when `req` holds no request
  * @internal
  */
-export function toSecurityRequest(
-  req: ContextOptionsLike['req'],
-  params: HeaderFallback,
-): SecurityRequest {
-  if (isFetchRequest(req)) return fetchRequestView(req, undefined, params);
-  return nodeRequestView('raw' in req ? req.raw : req, params);
-}
-
-/** Whether the request is a WebSocket upgrade (the ws adapter's `req`). @internal */
-export function isWebSocketUpgrade(req: ContextOptionsLike['req']): boolean {
-  const node = 'raw' in req ? req.raw : req;
-  const upgrade =
-    typeof (node as Partial<Request>).headers?.get === 'function'
-      ? (node as Request).headers.get('upgrade')
-      : (node as { headers: Record<string, unknown> }).headers.upgrade;
-  return typeof upgrade === 'string' && upgrade.toLowerCase() === 'websocket';
+export function findContextRequest(req: ContextOptionsLike['req']): FoundRequest {
+  const found = findRequest(req, { holders: true });
+  if (found) return found;
+  throw new ConfigurationError(
+    'createSecurityContext',
+    'found no request in opts.req: pass the options tRPC gives createContext',
+  );
 }
