@@ -1,21 +1,14 @@
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  OAuth2Client,
-  OAuth2Config,
-  OAuth2Error,
-  OAuth2Provider,
-  type OAuth2ClientOptions,
-  type OAuth2ErrorCode,
-} from '../../src/oauth2/index.js';
+import { OAuth2Client, type OAuth2ClientOptions } from '../../src/oauth2/index.js';
 import {
   startProviderHarness,
   TEST_CLIENT_ID,
   TEST_CLIENT_SECRET,
-  TEST_REDIRECT_URI,
   type ProviderHarness,
   type SignOptions,
 } from './provider-harness.js';
+import { harnessClientConfig, oauth2Failure } from './client-support.js';
 
 let op: ProviderHarness;
 let client: OAuth2Client;
@@ -32,12 +25,7 @@ afterEach(() => {
 });
 
 function create(options: OAuth2ClientOptions = {}, issuer = op.issuer) {
-  return OAuth2Client.create(
-    new OAuth2Config(TEST_CLIENT_ID, TEST_CLIENT_SECRET, TEST_REDIRECT_URI).provider(
-      OAuth2Provider.oidc({ issuer }),
-    ),
-    options,
-  );
+  return OAuth2Client.create(harnessClientConfig(issuer), options);
 }
 
 /** An authorization request and the provider's redirect back, not yet handled. */
@@ -45,16 +33,6 @@ async function authorize(target = client) {
   const [url, state, pkceVerifier, nonce] = await target.authorizationUrl();
   const callback = await op.login(url);
   return { callback, expected: { state, pkceVerifier, nonce: nonce! } };
-}
-
-async function refused(promise: Promise<unknown>, code: OAuth2ErrorCode): Promise<OAuth2Error> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(OAuth2Error);
-  expect((error as OAuth2Error).code).toBe(code);
-  return error as OAuth2Error;
 }
 
 /** Replaces the ID token of the next token response. */
@@ -67,26 +45,26 @@ function forgeIdToken(claims: Record<string, unknown>, options?: SignOptions) {
 
 describe('discovery', () => {
   it('a discovery document that is not there (404) is an error, never plain OAuth2', async () => {
-    await refused(create({}, `${op.issuer}/nowhere`), 'ERR_OAUTH2_DISCOVERY');
+    await oauth2Failure(create({}, `${op.issuer}/nowhere`), 'ERR_OAUTH2_DISCOVERY');
   });
 
   it('a discovery document naming another issuer is refused', async () => {
     op.tamper.discovery = (body) => ({ ...body, issuer: 'http://127.0.0.1:1' });
-    await refused(create(), 'ERR_OAUTH2_DISCOVERY');
+    await oauth2Failure(create(), 'ERR_OAUTH2_DISCOVERY');
   });
 
   it('an unreachable provider fails discovery', async () => {
-    await refused(create({}, 'http://127.0.0.1:9'), 'ERR_OAUTH2_DISCOVERY');
+    await oauth2Failure(create({}, 'http://127.0.0.1:9'), 'ERR_OAUTH2_DISCOVERY');
   });
 
   it('metadata pointing the token endpoint at plain http off loopback is refused', async () => {
     op.tamper.discovery = (body) => ({ ...body, token_endpoint: 'http://op.example.com/token' });
-    await refused(create(), 'ERR_OAUTH2_DISCOVERY');
+    await oauth2Failure(create(), 'ERR_OAUTH2_DISCOVERY');
   });
 
   it('metadata without the keys (jwks_uri) is refused', async () => {
     op.tamper.discovery = (body) => ({ ...body, jwks_uri: undefined });
-    await refused(create(), 'ERR_OAUTH2_DISCOVERY');
+    await oauth2Failure(create(), 'ERR_OAUTH2_DISCOVERY');
   });
 });
 
@@ -94,30 +72,30 @@ describe('the authorization response', () => {
   it('a wrong or missing state is refused before the code is exchanged', async () => {
     const { callback, expected } = await authorize();
     op.reset();
-    await refused(
+    await oauth2Failure(
       client.handleCallback(callback, { ...expected, state: 'other' }),
       'ERR_OAUTH2_STATE',
     );
     const missing = new URL(callback);
     missing.searchParams.delete('state');
-    await refused(client.handleCallback(missing, expected), 'ERR_OAUTH2_STATE');
+    await oauth2Failure(client.handleCallback(missing, expected), 'ERR_OAUTH2_STATE');
     expect(op.requests).not.toContain('POST /token');
   });
 
   it('the state of another login (a swapped transaction) is refused', async () => {
     const first = await authorize();
     const second = await authorize();
-    await refused(client.handleCallback(first.callback, second.expected), 'ERR_OAUTH2_STATE');
+    await oauth2Failure(client.handleCallback(first.callback, second.expected), 'ERR_OAUTH2_STATE');
   });
 
   it('a wrong iss (RFC 9207 mix-up) is refused, and a missing one too', async () => {
     const { callback, expected } = await authorize();
     const wrong = new URL(callback);
     wrong.searchParams.set('iss', 'https://evil.example');
-    await refused(client.handleCallback(wrong, expected), 'ERR_OAUTH2_ISSUER');
+    await oauth2Failure(client.handleCallback(wrong, expected), 'ERR_OAUTH2_ISSUER');
     const missing = new URL(callback);
     missing.searchParams.delete('iss');
-    await refused(client.handleCallback(missing, expected), 'ERR_OAUTH2_ISSUER');
+    await oauth2Failure(client.handleCallback(missing, expected), 'ERR_OAUTH2_ISSUER');
   });
 
   it('duplicated parameters are refused', async () => {
@@ -125,7 +103,7 @@ describe('the authorization response', () => {
     for (const name of ['state', 'iss', 'code']) {
       const twice = new URL(callback);
       twice.searchParams.append(name, twice.searchParams.get(name)!);
-      await refused(client.handleCallback(twice, expected), 'ERR_OAUTH2_INVALID_RESPONSE');
+      await oauth2Failure(client.handleCallback(twice, expected), 'ERR_OAUTH2_INVALID_RESPONSE');
     }
   });
 
@@ -133,14 +111,14 @@ describe('the authorization response', () => {
     const { callback, expected } = await authorize();
     const url = new URL(callback);
     url.searchParams.delete('code');
-    await refused(client.handleCallback(url, expected), 'ERR_OAUTH2_INVALID_RESPONSE');
+    await oauth2Failure(client.handleCallback(url, expected), 'ERR_OAUTH2_INVALID_RESPONSE');
   });
 
   it('an error response gives the error code only, never the description', async () => {
     const [url, state, pkceVerifier, nonce] = await client.authorizationUrl();
     const callback = await op.login(url, { decision: 'deny' });
     expect(callback.searchParams.get('error_description')).toContain('refused');
-    const error = await refused(
+    const error = await oauth2Failure(
       client.handleCallback(callback, { state, pkceVerifier, nonce }),
       'ERR_OAUTH2_PROVIDER_ERROR',
     );
@@ -151,7 +129,7 @@ describe('the authorization response', () => {
   it('an error response with a wrong state is a state error', async () => {
     const [url, , pkceVerifier, nonce] = await client.authorizationUrl();
     const callback = await op.login(url, { decision: 'deny' });
-    await refused(
+    await oauth2Failure(
       client.handleCallback(callback, { state: 'forged', pkceVerifier, nonce }),
       'ERR_OAUTH2_STATE',
     );
@@ -159,11 +137,11 @@ describe('the authorization response', () => {
 
   it('an incomplete transaction is refused', async () => {
     const { callback, expected } = await authorize();
-    await refused(
+    await oauth2Failure(
       client.handleCallback(callback, { ...expected, nonce: undefined }),
       'ERR_OAUTH2_TRANSACTION',
     );
-    await refused(
+    await oauth2Failure(
       client.handleCallback(callback, { ...expected, pkceVerifier: '' }),
       'ERR_OAUTH2_TRANSACTION',
     );
@@ -174,7 +152,7 @@ describe('the code exchange', () => {
   it('a PKCE verifier that does not match the challenge is refused by the provider', async () => {
     const { callback, expected } = await authorize();
     const other = (await client.authorizationUrl())[2];
-    const error = await refused(
+    const error = await oauth2Failure(
       client.handleCallback(callback, { ...expected, pkceVerifier: other }),
       'ERR_OAUTH2_TOKEN_EXCHANGE',
     );
@@ -184,7 +162,7 @@ describe('the code exchange', () => {
   it('a code is exchanged once: a replayed callback is refused', async () => {
     const { callback, expected } = await authorize();
     await client.handleCallback(callback, expected);
-    const error = await refused(
+    const error = await oauth2Failure(
       client.handleCallback(callback, expected),
       'ERR_OAUTH2_TOKEN_EXCHANGE',
     );
@@ -214,7 +192,10 @@ describe('the code exchange', () => {
         secrets.push(String(sent.access_token), String(sent.refresh_token));
         return sent;
       };
-      const error = await refused(client.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
+      const error = await oauth2Failure(
+        client.handleCallback(callback, expected),
+        'ERR_OAUTH2_ID_TOKEN',
+      );
       const text = inspect(error, { depth: 10 });
       expect(secrets).toHaveLength(4);
       for (const secret of [...secrets, TEST_CLIENT_SECRET]) expect(text).not.toContain(secret);
@@ -234,19 +215,19 @@ describe('the ID token', () => {
   it('a token signed by a key the provider never published is refused (same kid)', async () => {
     const { callback, expected } = await authorize();
     forgeIdToken({ nonce: expected.nonce }, { signer: 'foreign' });
-    await refused(client.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
+    await oauth2Failure(client.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
   });
 
   it('a token signed by an unknown key (unknown kid) is refused', async () => {
     const { callback, expected } = await authorize();
     forgeIdToken({ nonce: expected.nonce }, { signer: 'foreign', kid: 'attacker-key' });
-    await refused(client.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
+    await oauth2Failure(client.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
   });
 
   it('an unsigned token (alg: none) is refused', async () => {
     const { callback, expected } = await authorize();
     forgeIdToken({ nonce: expected.nonce }, { signer: 'none' });
-    await refused(client.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
+    await oauth2Failure(client.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
   });
 
   it('none and HMAC tokens are refused even when the metadata advertises those algorithms', async () => {
@@ -259,7 +240,7 @@ describe('the ID token', () => {
     for (const signer of ['none', 'client-secret'] as const) {
       const { callback, expected } = await authorize(lenient);
       forgeIdToken({ nonce: expected.nonce }, { signer });
-      await refused(lenient.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
+      await oauth2Failure(lenient.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
     }
   });
 
@@ -275,19 +256,19 @@ describe('the ID token', () => {
   ])('%s is refused', async (_name, claims: Record<string, unknown>) => {
     const { callback, expected } = await authorize();
     forgeIdToken({ nonce: expected.nonce, ...claims });
-    await refused(client.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
+    await oauth2Failure(client.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
   });
 
   it('a token response without an ID token is refused', async () => {
     const { callback, expected } = await authorize();
     op.tamper.tokenResponse = ({ id_token: _, ...body }) => body;
-    await refused(client.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
+    await oauth2Failure(client.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
   });
 
   it("the client's clock decides expiry (a clock two hours ahead finds the token expired)", async () => {
     const ahead = await create({ clock: () => Date.now() + 2 * 3600_000 });
     const { callback, expected } = await authorize(ahead);
-    await refused(ahead.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
+    await oauth2Failure(ahead.handleCallback(callback, expected), 'ERR_OAUTH2_ID_TOKEN');
   });
 
   it('a nonce replayed from an earlier login is refused', async () => {
@@ -295,7 +276,10 @@ describe('the ID token', () => {
     await client.handleCallback(first.callback, first.expected);
     const second = await authorize();
     forgeIdToken({ nonce: first.expected.nonce });
-    await refused(client.handleCallback(second.callback, second.expected), 'ERR_OAUTH2_ID_TOKEN');
+    await oauth2Failure(
+      client.handleCallback(second.callback, second.expected),
+      'ERR_OAUTH2_ID_TOKEN',
+    );
   });
 });
 
@@ -303,7 +287,7 @@ describe('userinfo', () => {
   it('a userinfo sub that differs from the ID token is refused', async () => {
     const { callback, expected } = await authorize();
     op.tamper.userinfo = (body) => ({ ...body, sub: 'mallory' });
-    await refused(client.handleCallback(callback, expected), 'ERR_OAUTH2_USERINFO');
+    await oauth2Failure(client.handleCallback(callback, expected), 'ERR_OAUTH2_USERINFO');
   });
 
   it('an email verified only by a tampered userinfo never pairs with the ID token email', async () => {

@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  OAuth2Client,
-  OAuth2Config,
-  OAuth2Error,
-  OAuth2Provider,
-  type OAuth2ClientOptions,
-} from '../../src/oauth2/index.js';
+import { OAuth2Client, OAuth2Provider, type OAuth2ClientOptions } from '../../src/oauth2/index.js';
 import {
   startProviderHarness,
   TEST_CLIENT_ID,
@@ -14,6 +8,7 @@ import {
   TEST_REDIRECT_URI,
   type ProviderHarness,
 } from './provider-harness.js';
+import { harnessClientConfig, oauth2Failure } from './client-support.js';
 
 const POST_CLIENT = 'portcullis-post';
 const POST_REDIRECT = 'http://127.0.0.1:9/login/oauth2/code/post';
@@ -40,26 +35,13 @@ afterEach(() => {
 });
 
 function config(overrides: { secret?: string } = {}) {
-  return new OAuth2Config(
-    TEST_CLIENT_ID,
-    overrides.secret ?? TEST_CLIENT_SECRET,
-    TEST_REDIRECT_URI,
-  ).provider(OAuth2Provider.oidc({ issuer: op.issuer, name: 'local' }));
+  return harnessClientConfig(op.issuer, { ...overrides, name: 'local' });
 }
 
 async function login(client: OAuth2Client, subject = 'alice') {
   const [url, state, pkceVerifier, nonce] = await client.authorizationUrl();
   const callback = await op.login(url, { subject });
   return client.handleCallback(callback, { state, pkceVerifier, nonce });
-}
-
-async function caught(promise: Promise<unknown>): Promise<OAuth2Error> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(OAuth2Error);
-  return error as OAuth2Error;
 }
 
 describe('OAuth2Client against a real OpenID Provider (oidc-provider)', () => {
@@ -152,9 +134,10 @@ describe('OAuth2Client against a real OpenID Provider (oidc-provider)', () => {
 
   it('authenticates with client_secret_post when configured', async () => {
     const client = await OAuth2Client.create(
-      new OAuth2Config(POST_CLIENT, TEST_CLIENT_SECRET, POST_REDIRECT)
-        .provider(OAuth2Provider.oidc({ issuer: op.issuer }))
-        .clientAuthentication('client_secret_post'),
+      harnessClientConfig(op.issuer, {
+        clientId: POST_CLIENT,
+        redirectUri: POST_REDIRECT,
+      }).clientAuthentication('client_secret_post'),
     );
     expect(client.clientAuthentication).toBe('client_secret_post');
     expect(client.registrationId).toBe('oidc');
@@ -208,7 +191,7 @@ describe('OAuth2Client against a real OpenID Provider (oidc-provider)', () => {
       ...body,
       id_token: await op.signIdToken(op.idTokenClaims({ sub: 'bob' })),
     });
-    const error = await caught(
+    const error = await oauth2Failure(
       client.refresh(same.refreshToken ?? tokens.refreshToken!, { expectedSubject: 'alice' }),
     );
     expect(error.code).toBe('ERR_OAUTH2_REFRESH');
@@ -216,11 +199,11 @@ describe('OAuth2Client against a real OpenID Provider (oidc-provider)', () => {
 
   it('refuses a refresh with an unknown or empty refresh token', async () => {
     const client = await OAuth2Client.create(config());
-    const error = await caught(client.refresh('not-a-refresh-token'));
+    const error = await oauth2Failure(client.refresh('not-a-refresh-token'));
     expect(error.code).toBe('ERR_OAUTH2_REFRESH');
     expect(error.providerError).toBe('invalid_grant');
     expect(error.message).not.toContain('not-a-refresh-token');
-    expect((await caught(client.refresh(''))).code).toBe('ERR_OAUTH2_REFRESH');
+    expect((await oauth2Failure(client.refresh(''))).code).toBe('ERR_OAUTH2_REFRESH');
   });
 
   it('a refreshed ID token signed by a foreign key is refused (control: the provider key passes)', async () => {
@@ -235,7 +218,7 @@ describe('OAuth2Client against a real OpenID Provider (oidc-provider)', () => {
       ...body,
       id_token: await op.signIdToken(op.idTokenClaims(), { signer: 'foreign' }),
     });
-    const error = await caught(client.refresh(tokens.refreshToken!));
+    const error = await oauth2Failure(client.refresh(tokens.refreshToken!));
     expect(error.code).toBe('ERR_OAUTH2_REFRESH');
   });
 
@@ -243,7 +226,7 @@ describe('OAuth2Client against a real OpenID Provider (oidc-provider)', () => {
     const client = await OAuth2Client.create(
       config({ secret: 'not-the-secret-of-this-client-00' }),
     );
-    const error = await caught(login(client));
+    const error = await oauth2Failure(login(client));
     expect(error.code).toBe('ERR_OAUTH2_TOKEN_EXCHANGE');
     expect(error.providerError).toBe('invalid_client');
     expect(error.message).not.toContain('not-the-secret');

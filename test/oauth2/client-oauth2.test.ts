@@ -2,11 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   OAuth2Client,
   OAuth2Config,
-  OAuth2Error,
   OAuth2Provider,
-  type OAuth2ErrorCode,
   type OAuth2Fetch,
 } from '../../src/oauth2/index.js';
+import { oauth2Failure } from './client-support.js';
 
 /**
  * Plain OAuth2 providers (GitHub, Discord, Facebook, multi-tenant Microsoft, a generic
@@ -69,16 +68,6 @@ async function run(provider: OAuth2Provider, routes: Record<string, Handler>, is
   if (iss !== undefined) callback.searchParams.set('iss', iss);
   const result = client.handleCallback(callback, { state, pkceVerifier, nonce });
   return { client, url, nonce, result, seen };
-}
-
-async function refused(promise: Promise<unknown>, code: OAuth2ErrorCode): Promise<OAuth2Error> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(OAuth2Error);
-  expect((error as OAuth2Error).code).toBe(code);
-  return error as OAuth2Error;
 }
 
 const GITHUB_TOKEN = 'POST https://github.com/login/oauth/access_token';
@@ -148,7 +137,7 @@ describe('GitHub', () => {
 
   it('an iss other than GitHub’s is refused', async () => {
     const { result } = await run(OAuth2Provider.GitHub, {}, 'https://evil.example');
-    await refused(result, 'ERR_OAUTH2_ISSUER');
+    await oauth2Failure(result, 'ERR_OAUTH2_ISSUER');
   });
 
   it('an error answered with status 200 fails the exchange with its error code', async () => {
@@ -159,7 +148,7 @@ describe('GitHub', () => {
           error_description: 'The code passed is incorrect or expired.',
         }),
     });
-    const error = await refused(result, 'ERR_OAUTH2_TOKEN_EXCHANGE');
+    const error = await oauth2Failure(result, 'ERR_OAUTH2_TOKEN_EXCHANGE');
     expect(error.providerError).toBe('bad_verification_code');
     expect(error.message).not.toContain('incorrect');
   });
@@ -173,7 +162,7 @@ describe('GitHub', () => {
           headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
         }),
     });
-    await refused(result, 'ERR_OAUTH2_USERINFO');
+    await oauth2Failure(result, 'ERR_OAUTH2_USERINFO');
   });
 
   it('a profile without an id is refused', async () => {
@@ -182,18 +171,18 @@ describe('GitHub', () => {
       [GITHUB_USER]: bearer({ login: 'octocat' }),
       [GITHUB_EMAILS]: bearer([]),
     });
-    await refused(result, 'ERR_OAUTH2_USERINFO');
+    await oauth2Failure(result, 'ERR_OAUTH2_USERINFO');
   });
 
   it('a provider that cannot be reached is a network error', async () => {
     const { result } = await run(OAuth2Provider.GitHub, {});
-    await refused(result, 'ERR_OAUTH2_NETWORK');
+    await oauth2Failure(result, 'ERR_OAUTH2_NETWORK');
   });
 
   it('a nonce in the transaction of a plain OAuth2 client is refused', async () => {
     const { client, result } = await run(OAuth2Provider.GitHub, {});
-    await refused(result, 'ERR_OAUTH2_NETWORK');
-    await refused(
+    await oauth2Failure(result, 'ERR_OAUTH2_NETWORK');
+    await oauth2Failure(
       client.handleCallback(`${REDIRECT}?code=c&state=s`, {
         state: 's',
         pkceVerifier: 'v',
@@ -329,7 +318,7 @@ describe('a generic OAuth2 provider', () => {
       'GET https://api.acme.example/me': () =>
         new Response('<html>', { headers: { 'content-type': 'text/html' } }),
     });
-    await refused(result, 'ERR_OAUTH2_USERINFO');
+    await oauth2Failure(result, 'ERR_OAUTH2_USERINFO');
   });
 
   it('an iss equal to its issuer (the authorization endpoint origin) is accepted', async () => {

@@ -9,10 +9,10 @@ import {
 import {
   startProviderHarness,
   TEST_CLIENT_ID,
-  TEST_CLIENT_SECRET,
   TEST_REDIRECT_URI,
   type ProviderHarness,
 } from './provider-harness.js';
+import { harnessClientConfig } from './client-support.js';
 
 const OTHER_REDIRECT = 'http://127.0.0.1:9/login/oauth2/code/other';
 
@@ -31,9 +31,7 @@ afterAll(async () => {
 });
 
 function local(id: string, clientId = TEST_CLIENT_ID, redirect = TEST_REDIRECT_URI) {
-  return new OAuth2Config(clientId, TEST_CLIENT_SECRET, redirect)
-    .provider(OAuth2Provider.oidc({ issuer: op.issuer }))
-    .registrationId(id);
+  return harnessClientConfig(op.issuer, { clientId, redirectUri: redirect }).registrationId(id);
 }
 
 describe('OAuth2ClientRepository', () => {

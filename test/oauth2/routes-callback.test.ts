@@ -4,31 +4,28 @@ import { OAuth2Error } from '../../src/oauth2/errors.js';
 import {
   callback,
   CookieJar,
-  fetchHarness,
+  type Fixture,
   GOOD_CODE,
-  makeFixture,
-  nodeHarness,
+  type Harness,
+  HARNESS_KINDS,
+  refusedCheck,
+  type Reply,
+  routeSetup,
   sessionUser,
   setCookieOf,
   startLogin,
-  type Fixture,
-  type Harness,
-  refusedCheck,
-  type Reply,
 } from './routes-support.js';
 
 const TX = '__Host-oauth2';
 const LOGIN_ERROR = '/login?error=oauth2';
 
-describe.each(['node', 'fetch'] as const)('oauth2Login callback attacks (%s)', (kind) => {
+describe.each(HARNESS_KINDS)('oauth2Login callback attacks (%s)', (kind) => {
   let fixture: Fixture;
   let harness: Harness;
   let jar: CookieJar;
 
   beforeEach(async () => {
-    fixture = makeFixture();
-    harness = kind === 'node' ? await nodeHarness(fixture.login) : fetchHarness(fixture.login);
-    jar = new CookieJar();
+    ({ fixture, harness, jar } = await routeSetup(kind));
   });
   afterEach(() => harness.close());
 

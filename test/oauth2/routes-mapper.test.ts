@@ -4,35 +4,32 @@ import { OAuth2Error } from '../../src/oauth2/errors.js';
 import {
   callback,
   CookieJar,
-  fetchHarness,
+  type Fixture,
   GOOD_CODE,
+  type Harness,
+  HARNESS_KINDS,
   makeFixture,
-  nodeHarness,
   refusedCheck,
+  type Reply,
+  routeSetup,
   sessionUser,
   startLogin,
-  type Fixture,
-  type Harness,
-  type Reply,
 } from './routes-support.js';
 
 const LOGIN_ERROR = '/login?error=oauth2';
 
-describe.each(['node', 'fetch'] as const)('oauth2Login mapper and hooks (%s)', (kind) => {
+describe.each(HARNESS_KINDS)('oauth2Login mapper and hooks (%s)', (kind) => {
   let fixture: Fixture;
   let harness: Harness;
   let jar: CookieJar;
 
   async function setUp(options: Parameters<typeof makeFixture>[0] = {}): Promise<void> {
     await harness.close();
-    fixture = makeFixture(options);
-    harness = kind === 'node' ? await nodeHarness(fixture.login) : fetchHarness(fixture.login);
+    ({ fixture, harness } = await routeSetup(kind, options));
   }
 
   beforeEach(async () => {
-    fixture = makeFixture();
-    harness = kind === 'node' ? await nodeHarness(fixture.login) : fetchHarness(fixture.login);
-    jar = new CookieJar();
+    ({ fixture, harness, jar } = await routeSetup(kind));
   });
   afterEach(() => harness.close());
 

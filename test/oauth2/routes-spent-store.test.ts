@@ -6,15 +6,16 @@ import {
   callback,
   CookieJar,
   fetchHarness,
+  type Fixture,
   GOOD_CODE,
+  type Harness,
+  HARNESS_KINDS,
+  harnessOf,
   makeFixture,
-  nodeHarness,
   refusedCheck,
   sessionUser,
   setCookieOf,
   startLogin,
-  type Fixture,
-  type Harness,
 } from './routes-support.js';
 
 /** A second instance of the routes over the same clients, sessions and clock as `fixture`. */
@@ -33,9 +34,9 @@ afterEach(async () => {
   for (const harness of harnesses.splice(0)) await harness.close();
 });
 
-describe.each(['node', 'fetch'] as const)('a shared spent-transaction store (%s)', (kind) => {
-  const harnessOf = async (login: OAuth2LoginHandler): Promise<Harness> => {
-    const harness = kind === 'node' ? await nodeHarness(login) : fetchHarness(login);
+describe.each(HARNESS_KINDS)('a shared spent-transaction store (%s)', (kind) => {
+  const closedAfter = async (login: OAuth2LoginHandler): Promise<Harness> => {
+    const harness = await harnessOf(kind, login);
     harnesses.push(harness);
     return harness;
   };
@@ -43,8 +44,8 @@ describe.each(['node', 'fetch'] as const)('a shared spent-transaction store (%s)
   it('a callback replayed with a copied transaction cookie on another instance is refused', async () => {
     const shared = new MemorySpentIdStore();
     const fixture = makeFixture({ spentTransactions: shared });
-    const a = await harnessOf(fixture.login);
-    const b = await harnessOf(secondInstance(fixture, shared));
+    const a = await closedAfter(fixture.login);
+    const b = await closedAfter(secondInstance(fixture, shared));
     let jar = new CookieJar();
     const { state } = await startLogin(a, jar);
     const copy = jar.copy();
@@ -68,8 +69,8 @@ describe.each(['node', 'fetch'] as const)('a shared spent-transaction store (%s)
   it('the other way round, and the first spend wins whichever instance it was on', async () => {
     const shared = new MemorySpentIdStore();
     const fixture = makeFixture({ spentTransactions: shared });
-    const a = await harnessOf(fixture.login);
-    const b = await harnessOf(secondInstance(fixture, shared));
+    const a = await closedAfter(fixture.login);
+    const b = await closedAfter(secondInstance(fixture, shared));
     let jar = new CookieJar();
     const { state } = await startLogin(a, jar);
     const copy = jar.copy();
@@ -93,8 +94,8 @@ describe.each(['node', 'fetch'] as const)('a shared spent-transaction store (%s)
         }),
     };
     const fixture = makeFixture({ spentTransactions: remote });
-    const a = await harnessOf(fixture.login);
-    const b = await harnessOf(secondInstance(fixture, remote));
+    const a = await closedAfter(fixture.login);
+    const b = await closedAfter(secondInstance(fixture, remote));
     let jar = new CookieJar();
     const { state } = await startLogin(a, jar);
     const copy = jar.copy();

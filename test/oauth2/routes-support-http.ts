@@ -24,6 +24,17 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** The two adapter styles every routes test runs under. */
+export const HARNESS_KINDS = ['node', 'fetch'] as const;
+
+/** The harness of one adapter style: {@link nodeHarness} or {@link fetchHarness}. */
+export async function harnessOf(
+  kind: Harness['kind'],
+  login: OAuth2LoginHandler,
+): Promise<Harness> {
+  return kind === 'node' ? nodeHarness(login) : fetchHarness(login);
+}
+
 /** A node server on 127.0.0.1: the routes' `node`, else 418 (the "next" handler). */
 export async function nodeHarness(login: OAuth2LoginHandler): Promise<Harness> {
   const server: TestServer = await listen((req, res) => {

@@ -11,7 +11,14 @@ import type {
   OAuth2User,
 } from '../../src/oauth2/types.js';
 import { SessionAuthenticator, SessionConfig } from '../../src/session/index.js';
-import { sessionUser, setCookieOf, type CookieJar, type Reply } from './routes-support-http.js';
+import {
+  CookieJar,
+  harnessOf,
+  sessionUser,
+  setCookieOf,
+  type Harness,
+  type Reply,
+} from './routes-support-http.js';
 
 import { NOW, testClock, type TestClock } from '../support/clock.js';
 
@@ -187,6 +194,15 @@ export async function refusedCheck(
     request: expect.objectContaining({ method: 'GET' }) as unknown,
   });
   expect(events.some((e) => e.type === 'authentication-success')).toBe(false);
+}
+
+/** A fresh fixture, its harness of `kind` and an empty cookie jar (close the harness). */
+export async function routeSetup(
+  kind: Harness['kind'],
+  options: Partial<OAuth2LoginOptions> = {},
+): Promise<{ fixture: Fixture; harness: Harness; jar: CookieJar }> {
+  const fixture = makeFixture(options);
+  return { fixture, harness: await harnessOf(kind, fixture.login), jar: new CookieJar() };
 }
 
 export * from './routes-support-http.js';

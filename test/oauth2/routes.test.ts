@@ -10,16 +10,17 @@ import {
   callback,
   CookieJar,
   fetchHarness,
+  type Fixture,
   GOOD_CODE,
+  type Harness,
+  HARNESS_KINDS,
+  harnessOf,
   makeFixture,
   NOW,
-  nodeHarness,
   PASSWORD,
   sessionUser,
   setCookieOf,
   startLogin,
-  type Fixture,
-  type Harness,
 } from './routes-support.js';
 
 const TX = '__Host-oauth2';
@@ -34,13 +35,13 @@ function cookieSettings(fixture: Fixture, ttlSeconds = 600): TransactionCookieSe
   };
 }
 
-describe.each(['node', 'fetch'] as const)('oauth2Login routes (%s)', (kind) => {
+describe.each(HARNESS_KINDS)('oauth2Login routes (%s)', (kind) => {
   let fixture: Fixture;
   let harness: Harness;
 
   beforeAll(async () => {
     fixture = makeFixture();
-    harness = kind === 'node' ? await nodeHarness(fixture.login) : fetchHarness(fixture.login);
+    harness = await harnessOf(kind, fixture.login);
   });
   afterAll(() => harness.close());
 
