@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Semaphore } from '../../src/lib/semaphore.js';
-import { flush, gate } from './helpers.js';
+import { flush, gate } from '../authentication/helpers.js';
 
 // A private helper of src/lib used by the authentication layer.
 
