@@ -85,10 +85,10 @@ describe('JwtConfig: the options object and the setters are one table', () => {
   });
 
   it.each(Object.entries(JWT_SAMPLES))('%s: the same error either way', (option, [, bad]) => {
-    const fromOptions = configurationError(
-      () => new JwtConfig({ secret: SECRET, [option]: bad }),
-    );
-    const bySetter = configurationError(() => { call(new JwtConfig(SECRET), option, bad); });
+    const fromOptions = configurationError(() => new JwtConfig({ secret: SECRET, [option]: bad }));
+    const bySetter = configurationError(() => {
+      call(new JwtConfig(SECRET), option, bad);
+    });
     expect(fromOptions.option).toBe(bySetter.option);
     expect(fromOptions.message).toBe(bySetter.message);
   });
