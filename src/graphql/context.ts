@@ -8,7 +8,6 @@ import {
   authenticateWithin,
   type Authenticator,
 } from '../core/security.js';
-import { CLIENT_ADDRESS } from '../lib/client-address.js';
 import { CONTEXT_REQUEST } from '../lib/context-request.js';
 import { recordedAuthentication } from '../lib/authentication-record.js';
 import { findRequest, isWebSocketUpgrade, viewOf } from '../lib/find-request.js';
@@ -146,7 +145,6 @@ export function createSecurityContext(
     }
     return {
       user: userOf(authentication),
-      [CLIENT_ADDRESS]: request.clientAddress,
       [CHALLENGE]: challengeOf(challenges, authentication),
       [CONTEXT_REQUEST]: request,
     };

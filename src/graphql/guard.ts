@@ -12,7 +12,7 @@ import { summarize } from '../core/events.js';
 import { bindToUser } from '../lib/bind-to-user.js';
 import { isPromiseLike } from '../lib/promise.js';
 import type { FieldRule } from './analyze.js';
-import { clientAddressOf } from '../lib/client-address.js';
+import { contextRequest } from '../lib/context-request.js';
 import type { GraphQLDenial, Settings } from './options.js';
 import { challengeHeaders, contextChallenge } from './challenge.js';
 import { unavailableError } from './unavailable.js';
@@ -142,7 +142,7 @@ export function denial(
         request: summarize({
           method: 'GRAPHQL',
           rawPath: rule.coordinate,
-          clientAddress: clientAddressOf(context),
+          clientAddress: contextRequest(context)?.clientAddress,
         }),
       });
     }

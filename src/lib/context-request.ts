@@ -2,8 +2,9 @@ import type { SecurityRequest } from '../core/request.js';
 
 /**
  * The key under which the tRPC and GraphQL `createSecurityContext` leave the request
- * view on the context, for the rate limits of procedures and fields (the client
- * address behind trusted proxies needs the forwarded headers). A symbol: it is not
+ * view on the context: for the rate limits of procedures and fields (the client
+ * address behind trusted proxies needs the forwarded headers), and for the request
+ * summary (the client address) of the guards' `access-denied` events. A symbol: it is not
  * part of the context's type, and object spread (`{ ...security, db }`) keeps it.
  *
  * @internal

@@ -9,7 +9,6 @@ import {
   type Authenticator,
 } from '../core/security.js';
 import { rejectUnknownOptions, requireNames } from '../lib/validate.js';
-import { CLIENT_ADDRESS } from '../lib/client-address.js';
 import { CONTEXT_REQUEST } from '../lib/context-request.js';
 import { recordedAuthentication } from '../lib/authentication-record.js';
 import { isWebSocketUpgrade, viewOf } from '../lib/find-request.js';
@@ -174,7 +173,6 @@ export function createSecurityContext(options: SecurityContextOptions): Security
     const challenge = challengeOf(challenges, authentication);
     const ctx = {
       user,
-      [CLIENT_ADDRESS]: request.clientAddress,
       [CHALLENGE]: challenge,
       [CONTEXT_REQUEST]: request,
     };

@@ -10,7 +10,7 @@ import {
 import { summarize, type SecurityEvents } from '../core/events.js';
 import { isPromiseLike } from '../lib/promise.js';
 import { DEFAULTS, type GuardSettings } from './options.js';
-import { clientAddressOf } from '../lib/client-address.js';
+import { contextRequest } from '../lib/context-request.js';
 import type { Rule } from './rule.js';
 import { bindToUser } from '../lib/bind-to-user.js';
 import type { Guard, OpenGuard, UserContext } from './types.js';
@@ -204,7 +204,7 @@ function publishDenial(
     request: summarize({
       method: 'TRPC',
       rawPath: call.path,
-      clientAddress: clientAddressOf(call.ctx),
+      clientAddress: contextRequest(call.ctx)?.clientAddress,
     }),
   });
 }
