@@ -1,7 +1,7 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
 import type { SecurityRequest } from '../core/request.js';
-import { isPromiseLike } from '../lib/promise.js';
+import { consumeLimits } from '../lib/consume-limits.js';
 import { RateLimit } from '../throttle/rate-limit.js';
 import { compilePathPattern, compilePattern, type CompiledPattern } from './pattern.js';
 import type { MatcherOptions } from './request-matcher-options.js';
@@ -82,25 +82,12 @@ export class RateLimitRules {
    * store that failed closed. Synchronous while the stores are.
    */
   consume(user: AuthenticatedUser | null, request: SecurityRequest): Promise<void> | undefined {
-    return this.#from(0, user, request);
-  }
-
-  #from(
-    start: number,
-    user: AuthenticatedUser | null,
-    request: SecurityRequest,
-  ): Promise<void> | undefined {
-    const rules = this.#rules;
     const { path, method } = request;
-    for (let i = start; i < rules.length; i++) {
-      const rule = rules[i] as LimitRule;
-      if (!matches(rule, path, method)) continue;
-      const counted = rule.limit.consume({ request, user });
-      if (isPromiseLike(counted)) {
-        return Promise.resolve(counted).then(() => this.#from(i + 1, user, request));
-      }
+    let limits: RateLimit[] | undefined;
+    for (const rule of this.#rules) {
+      if (matches(rule, path, method)) (limits ??= []).push(rule.limit);
     }
-    return undefined;
+    return limits === undefined ? undefined : consumeLimits(limits, { request, user });
   }
 }
 
