@@ -1,6 +1,8 @@
 // @ts-check
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -15,6 +17,7 @@ const protocols = ['jwt', 'session', 'oauth2'];
 const everyFolder = [
   'core',
   'lib',
+  'http',
   'expression',
   'password',
   'argon2',
@@ -35,8 +38,11 @@ const others = (/** @type {string[]} */ allowed) =>
 
 /** @type {{ target: string, from: string[] }[]} */
 const zones = [
+  // lib/ is a leaf: helpers that import nothing of the project.
+  { target: `${src}/lib`, from: others(['lib']) },
   { target: `${src}/core`, from: others(['core', 'lib']) },
-  { target: `${src}/lib`, from: others(['lib', 'core']) },
+  // http/ is the bridge between a framework's request and the core's SecurityRequest.
+  { target: `${src}/http`, from: others(['core', 'lib', 'http']) },
   { target: `${src}/expression`, from: others(['core', 'lib', 'expression']) },
   { target: `${src}/stores`, from: others(['core', 'lib', 'stores']) },
   { target: `${src}/users`, from: others(['core', 'lib', 'stores', 'users']) },
@@ -71,6 +77,7 @@ const zones = [
     from: others([
       'core',
       'lib',
+      'http',
       'expression',
       'password',
       'authentication',
@@ -87,6 +94,7 @@ const zones = [
     from: others([
       'core',
       'lib',
+      'http',
       'expression',
       'password',
       'authentication',
@@ -105,6 +113,38 @@ const zones = [
   })),
 ];
 const outside = ['./examples', './test', './bench'];
+
+/**
+ * The folders each folder may import, as the zones allow: checked here to form no
+ * cycle, so that no two folders can ever import each other (the config fails to load
+ * otherwise).
+ */
+function assertNoFolderCycle() {
+  /** @type {Map<string, string[]>} */
+  const allowed = new Map(
+    zones.map(({ target, from }) => {
+      const name = target.slice(src.length + 1);
+      const refused = new Set(from.map((f) => f.slice(src.length + 1)));
+      return [name, everyFolder.filter((f) => f !== name && !refused.has(f))];
+    }),
+  );
+  /** @type {Set<string>} */
+  const done = new Set();
+  /** @param {string} folder @param {string[]} path */
+  const visit = (folder, path) => {
+    if (path.includes(folder)) {
+      throw new Error(`The lint zones allow an import cycle: ${[...path, folder].join(' → ')}`);
+    }
+    if (done.has(folder)) return;
+    for (const next of allowed.get(folder) ?? []) visit(next, [...path, folder]);
+    done.add(folder);
+  };
+  for (const folder of everyFolder) {
+    if (!allowed.has(folder)) throw new Error(`No lint zone for src/${folder}`);
+    visit(folder, []);
+  }
+}
+assertNoFolderCycle();
 
 /**
  * One config block per zone: ESLint's own `no-restricted-imports` forbids the
@@ -154,6 +194,16 @@ export default defineConfig(
     },
   },
   ...boundaries,
+  {
+    // No import cycle between files either, within a folder or across folders.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { requireInteger } from '../lib/validate.js';
+import { requireInteger } from '../core/validate.js';
 import type { RawPasswordOptions } from '../password/password-encoder.js';
 import { maxPasswordLengthOption } from '../password/raw-password.js';
 

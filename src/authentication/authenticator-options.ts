@@ -1,7 +1,7 @@
 import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError } from '../core/errors.js';
 import type { SecurityEvents } from '../core/events.js';
-import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
 import type { PasswordEncoder } from '../password/index.js';
 import type { UserChangeNotifier } from '../stores/types.js';
 import { throttleOption, type LoginThrottle } from '../throttle/login-throttle.js';

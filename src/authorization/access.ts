@@ -1,6 +1,6 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
-import { requireNames } from '../lib/validate.js';
+import { requireNames } from '../core/validate.js';
 import type { PathVariables } from '../expression/path-variables.js';
 import {
   compileExpression,

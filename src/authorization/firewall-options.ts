@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { requireInteger, requireNames } from '../lib/validate.js';
+import { requireInteger, requireNames } from '../core/validate.js';
 import { parseHost } from './host.js';
 import { booleanOption, checkOptionNames, requireMethods } from './options.js';
 import { SINGLE_VALUE_HEADERS } from './single-headers.js';

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { rejectUnknownOptions } from '../lib/validate.js';
+import { rejectUnknownOptions } from '../core/validate.js';
 
 /**
  * Throws a {@link ConfigurationError} for the first key of `options` that is not in

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { ImmutableSet } from '../lib/immutable-set.js';
-import { requireName, requireNames } from '../lib/validate.js';
+import { requireName, requireNames } from './validate.js';
 import type { AuthenticationFailureReason } from './events.js';
 
 /**

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { rejectUnknownOptions, requireInteger, requireNames } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger, requireNames } from '../core/validate.js';
 
 /**
  * Options of {@link CorsConfiguration}, after Spring's `CorsConfiguration`. Only

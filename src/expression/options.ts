@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
-import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
 import {
   BUILTINS,
   readFunctions,

@@ -4,7 +4,7 @@ import { SecurityContext } from '../core/context.js';
 import { ConfigurationError } from '../core/errors.js';
 import { SecurityTransform, type SecurityOutcome } from '../transform/index.js';
 import { isPromiseLike } from '../lib/promise.js';
-import { viewOf } from '../lib/find-request.js';
+import { viewOf } from '../http/find-request.js';
 import { mergeVary } from '../lib/vary.js';
 
 declare module 'fastify' {

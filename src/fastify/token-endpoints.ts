@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyReque
 import { ConfigurationError } from '../core/errors.js';
 import { nodeBodyReader } from '../jwt/token-routes-body.js';
 import type { TokenEndpoints } from '../jwt/token-routes.js';
-import { nodeRequestView } from '../lib/request-views.js';
+import { nodeRequestView } from '../http/request-views.js';
 
 /** Options of the {@link portcullisTokenEndpoints} Fastify plugin. */
 export interface PortcullisTokenEndpointsOptions {

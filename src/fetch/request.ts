@@ -1,5 +1,5 @@
 import type { SecurityRequest } from '../core/request.js';
-import { fetchRequestView } from '../lib/request-views.js';
+import { fetchRequestView } from '../http/request-views.js';
 
 /**
  * The {@link SecurityRequest} view of a Fetch API `Request`. The URL is absolute,

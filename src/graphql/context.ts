@@ -8,11 +8,11 @@ import {
   authenticateWithin,
   type Authenticator,
 } from '../core/security.js';
-import { CONTEXT_REQUEST } from '../lib/context-request.js';
-import { recordedAuthentication } from '../lib/authentication-record.js';
-import { findRequest, isWebSocketUpgrade, viewOf } from '../lib/find-request.js';
-import { readConnectionParams, type NodeRequestLike } from '../lib/request-views.js';
-import { rejectUnknownOptions, requireNames } from '../lib/validate.js';
+import { CONTEXT_REQUEST } from '../http/context-request.js';
+import { recordedAuthentication } from '../http/authentication-record.js';
+import { findRequest, isWebSocketUpgrade, viewOf } from '../http/find-request.js';
+import { readConnectionParams, type NodeRequestLike } from '../http/request-views.js';
+import { rejectUnknownOptions, requireNames } from '../core/validate.js';
 import { CHALLENGE, challengeOf, requireChallenges } from './challenge.js';
 import { unavailableError } from './unavailable.js';
 

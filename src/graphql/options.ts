@@ -5,7 +5,7 @@ import type { ExpressionFunctions } from '../expression/index.js';
 import { isPromiseLike } from '../lib/promise.js';
 import { didYouMean } from '../lib/suggest.js';
 import type { DefaultPolicy } from './analyze.js';
-import { rejectUnknownOptions } from '../lib/validate.js';
+import { rejectUnknownOptions } from '../core/validate.js';
 import type { RateLimit } from '../throttle/rate-limit.js';
 import { resolveRateLimits } from './rate-limits.js';
 

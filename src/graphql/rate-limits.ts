@@ -14,7 +14,7 @@ import {
 import { getDirective } from '@graphql-tools/utils';
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { consumeLimits } from '../lib/consume-limits.js';
-import { contextRequest } from '../lib/context-request.js';
+import { contextRequest } from '../http/context-request.js';
 import { isPromiseLike } from '../lib/promise.js';
 import { didYouMean } from '../lib/suggest.js';
 import { RateLimit } from '../throttle/rate-limit.js';

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
 import { didYouMean } from '../lib/suggest.js';
-import { rejectUnknownOptions } from '../lib/validate.js';
+import { rejectUnknownOptions } from '../core/validate.js';
 
 /** A plain options object (any prototype), not an array or a function. @internal */
 export type OptionRecord = Readonly<Record<string, unknown>>;

@@ -1,7 +1,7 @@
 import { requireDeadline } from '../core/deadline.js';
 import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
-import { rejectUnknownOptions } from '../lib/validate.js';
+import { rejectUnknownOptions } from '../core/validate.js';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call.js';
 import type { RevocationStore } from '../stores/types.js';
 import { AccessRevocations } from './access-revocation.js';

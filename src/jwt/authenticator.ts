@@ -6,7 +6,7 @@ import type { SecurityRequest } from '../core/request.js';
 import type { Authenticator } from '../core/security.js';
 import { User } from '../core/user.js';
 import { isPromiseLike } from '../lib/promise.js';
-import { requireName } from '../lib/validate.js';
+import { requireName } from '../core/validate.js';
 import { AccessRevocations, revocableOf, type RevocableToken } from './access-revocation.js';
 import { readAuthenticatorOptions, type JwtAuthenticatorOptions } from './authenticator-options.js';
 import { BearerHeader, keySetUnavailable, reasonOf } from './bearer.js';

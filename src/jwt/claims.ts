@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../core/errors.js';
-import { requireInteger, requireName, requireNames } from '../lib/validate.js';
+import { requireInteger, requireName, requireNames } from '../core/validate.js';
 
 /** Claim names that {@link Claims.custom} may not set: they have their own methods or meaning. */
 export const REGISTERED_CLAIMS: readonly string[] = Object.freeze([

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
 import { rowsOf, type OptionRow } from '../lib/config-table.js';
-import { rejectUnknownOptions, requireInteger, requireName } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger, requireName } from '../core/validate.js';
 import {
   isHmac,
   readKeys,

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
 import { applyOptions, draftOf, setOption, type RowValue } from '../lib/config-table.js';
-import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
 import {
   JWT_OPTIONS,
   KEY_OPTIONS,

@@ -6,7 +6,7 @@
  * @internal
  */
 
-export { fetchBodyReader, nodeBodyReader, type BodyReader } from '../lib/body.js';
+export { fetchBodyReader, nodeBodyReader, type BodyReader } from '../http/body.js';
 
 /** The parameters of a token request, or the reason it is malformed. @internal */
 export type ParsedBody =

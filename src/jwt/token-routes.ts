@@ -5,7 +5,7 @@ import type { SecurityRequest } from '../core/request.js';
 import type { SecurityResponse } from '../core/security.js';
 import { User } from '../core/user.js';
 import { withDeadline } from '../lib/deadline.js';
-import { fetchRequestView, nodeRequestView } from '../lib/request-views.js';
+import { fetchRequestView, nodeRequestView } from '../http/request-views.js';
 import { JwtError } from './errors.js';
 import { RefreshStoreFullError } from './refresh-store.js';
 import {

@@ -3,7 +3,7 @@ import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { User } from '../core/user.js';
-import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call.js';
 import type { RevocationStore } from '../stores/types.js';
 import { MemoryRefreshTokenStore } from './memory-refresh-store.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../core/errors.js';
 import type { User } from '../core/user.js';
-import { requireInteger, requireName } from '../lib/validate.js';
+import { requireInteger, requireName } from '../core/validate.js';
 import { JwtAuthenticator } from './authenticator.js';
 import { JwtConfig, type JwtConfigOptions, type JwtSettings } from './config.js';
 import { GraceMemo } from './grace-memo.js';

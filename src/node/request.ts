@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { SecurityRequest } from '../core/request.js';
-import { nodeRequestView } from '../lib/request-views.js';
+import { nodeRequestView } from '../http/request-views.js';
 
 /**
  * The {@link SecurityRequest} view of a node `http` request. Express and Connect

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
 import { User, accountRefusal } from '../core/user.js';
-import { requireInteger } from '../lib/validate.js';
+import { requireInteger } from '../core/validate.js';
 import { MemoryStoreFullError } from '../stores/errors.js';
 import type { UserRepository } from '../users/repository.js';
 import type { OAuth2MapperContext, OAuth2UserMapper } from './routes-options.js';

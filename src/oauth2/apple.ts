@@ -1,6 +1,6 @@
 import { createPrivateKey, KeyObject } from 'node:crypto';
 import { ConfigurationError } from '../core/errors.js';
-import { requireInteger, requireName } from '../lib/validate.js';
+import { requireInteger, requireName } from '../core/validate.js';
 import { checkKeys } from './options.js';
 
 /** Options of {@link appleClientSecret}. */

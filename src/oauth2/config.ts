@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { requireName } from '../lib/validate.js';
+import { requireName } from '../core/validate.js';
 import { checkKeys, requireScopes } from './options.js';
 import { OAuth2Provider, type ClientAuthenticationMethod } from './providers.js';
 import { requireSecureUrl } from './urls.js';

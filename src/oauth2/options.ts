@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { rejectUnknownOptions } from '../lib/validate.js';
+import { rejectUnknownOptions } from '../core/validate.js';
 
 /** Refuses anything but a plain object, and unknown keys (with a "did you mean"). @internal */
 export function checkKeys(owner: string, options: unknown, known: readonly string[]): void {

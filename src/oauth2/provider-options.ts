@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { requireName } from '../lib/validate.js';
+import { requireName } from '../core/validate.js';
 import type { OAuth2ProfileFields } from './profile.js';
 import { requireSecureUrl } from './urls.js';
 

@@ -7,7 +7,7 @@
  * @module portcullis/oauth2
  */
 import { ConfigurationError } from '../core/errors.js';
-import { requireName } from '../lib/validate.js';
+import { requireName } from '../core/validate.js';
 import {
   domainOrigin,
   issuerOf,

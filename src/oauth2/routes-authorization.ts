@@ -3,7 +3,7 @@ import type { SecurityRequest } from '../core/request.js';
 import { OAuth2Error } from './errors.js';
 import type { RoutesSettings } from './routes-options.js';
 import { asOAuth2Error, failure, plain, redirect, type Outcome } from './routes-outcome.js';
-import { safeRedirectTarget as sameOriginTarget } from '../lib/redirect.js';
+import { safeRedirectTarget as sameOriginTarget } from '../http/redirect.js';
 import { queryOf } from './routes-request.js';
 import {
   readTransactions,

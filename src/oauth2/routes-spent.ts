@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { requireInteger } from '../lib/validate.js';
+import { requireInteger } from '../core/validate.js';
 import { MemorySpentIdStore } from '../stores/memory-spent-id-store.js';
 import type { SpentIdStore } from '../stores/types.js';
 import type { OAuth2LoginOptions } from './routes-options.js';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigurationError } from '../core/errors.js';
 import type { SecurityRequest } from '../core/request.js';
-import { fetchRequestView, nodeRequestView } from '../lib/request-views.js';
+import { fetchRequestView, nodeRequestView } from '../http/request-views.js';
 import { OAuth2Error } from './errors.js';
 import { startLogin } from './routes-authorization.js';
 import { finishLogin } from './routes-callback.js';

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { rejectUnknownOptions } from '../lib/validate.js';
+import { rejectUnknownOptions } from '../core/validate.js';
 import { UserRepositoryError } from '../users/errors.js';
 import type { SqlQuery } from '../users/sql-user-repository.js';
 import { quoteName } from '../users/sql-user-schema.js';

@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { ConfigurationError } from '../core/errors.js';
-import { requireInteger } from '../lib/validate.js';
+import { requireInteger } from '../core/validate.js';
 import { checkKeys } from './options.js';
 import { ProfileShapeError, type FetchJson } from './profile.js';
 import { isLoopbackHttp } from './urls.js';

@@ -1,6 +1,6 @@
 import { pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConfigurationError } from '../core/errors.js';
-import { requireInteger } from '../lib/validate.js';
+import { requireInteger } from '../core/validate.js';
 import type { PasswordEncoder, RawPasswordOptions } from './password-encoder.js';
 import { decimalParams, formatPhc, parsePhc } from './phc.js';
 import {

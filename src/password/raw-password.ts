@@ -1,4 +1,4 @@
-import { requireInteger } from '../lib/validate.js';
+import { requireInteger } from '../core/validate.js';
 import { PasswordEncodingFailedError } from './errors.js';
 
 /** The default of `maxPasswordLength`. @internal */

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
 import { MAX_DEADLINE_MS } from '../lib/deadline.js';
-import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
 import { InvalidationBus } from './bus.js';
 import { RedisConnection, type RedisClientLike } from './connection.js';
 import { requirePrefix } from './keys.js';

@@ -2,7 +2,7 @@ import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError, PortcullisError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { User } from '../core/user.js';
-import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call.js';
 import { MemorySessionStore, type SessionStore } from './store.js';
 

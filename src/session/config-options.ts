@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
 import { rowsOf, type OptionRow } from '../lib/config-table.js';
-import { requireInteger, requireName } from '../lib/validate.js';
+import { requireInteger, requireName } from '../core/validate.js';
 
 /** The `SameSite` attribute of the session cookie. */
 export type SameSite = 'Lax' | 'Strict' | 'None';

@@ -4,7 +4,7 @@ import { retryLaterStatus, UnavailableError } from '../core/errors.js';
 import type { SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
 import { withDeadline } from '../lib/deadline.js';
-import { fetchRequestView, nodeRequestView } from '../lib/request-views.js';
+import { fetchRequestView, nodeRequestView } from '../http/request-views.js';
 import { readForm } from './form.js';
 
 /** A form handler for both adapter styles. */

@@ -3,8 +3,8 @@ import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError, TooManyRequestsError, UnavailableError } from '../core/errors.js';
 import type { SecurityRequest } from '../core/request.js';
 import type { User } from '../core/user.js';
-import { safeRedirectTarget } from '../lib/redirect.js';
-import { rejectUnknownOptions, requireInteger, requireName } from '../lib/validate.js';
+import { safeRedirectTarget } from '../http/redirect.js';
+import { rejectUnknownOptions, requireInteger, requireName } from '../core/validate.js';
 import type { SessionAuthenticator } from './authenticator.js';
 import { checkOrigin } from './csrf.js';
 import {

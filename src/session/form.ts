@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { fetchBodyReader, nodeBodyReader } from '../lib/body.js';
+import { fetchBodyReader, nodeBodyReader } from '../http/body.js';
 
 /** A parsed form, or the status to answer (400, 413, 415). @internal */
 export type FormResult = { readonly form: URLSearchParams } | { readonly status: 400 | 413 | 415 };

@@ -22,7 +22,7 @@ export {
   type FormLoginOptions,
   type FormLogoutOptions,
 } from './form-login.js';
-export { safeRedirectTarget } from '../lib/redirect.js';
+export { safeRedirectTarget } from '../http/redirect.js';
 export type { RequestLike } from './request.js';
 export {
   MemorySessionStore,

@@ -1,7 +1,7 @@
 import { ConfigurationError } from '../core/errors.js';
 import type { SecurityRequest } from '../core/request.js';
-import { findRequest, viewOf } from '../lib/find-request.js';
-import type { NodeRequestLike } from '../lib/request-views.js';
+import { findRequest, viewOf } from '../http/find-request.js';
+import type { NodeRequestLike } from '../http/request-views.js';
 
 /** A request the session operations accept: a `SecurityRequest`, a node request or a Fetch `Request`. */
 export type RequestLike = SecurityRequest | NodeRequestLike | Request;

@@ -1,5 +1,5 @@
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
-import { requireInteger } from '../lib/validate.js';
+import { requireInteger } from '../core/validate.js';
 
 /**
  * Where sessions are revoked and their activity recorded. A sealed cookie cannot be

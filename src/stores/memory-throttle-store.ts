@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
 import type {
   ThrottleAdmission,
   ThrottleRule,

@@ -1,7 +1,7 @@
 import { ConfigurationError, tooManyRequests } from '../core/errors.js';
 import type { SecurityEvents } from '../core/events.js';
 import { isPromiseLike } from '../lib/promise.js';
-import { rejectUnknownOptions } from '../lib/validate.js';
+import { rejectUnknownOptions } from '../core/validate.js';
 import type {
   MaybePromise,
   ThrottleAdmission,

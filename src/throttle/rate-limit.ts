@@ -1,7 +1,7 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError, tooManyRequests } from '../core/errors.js';
 import { isPromiseLike } from '../lib/promise.js';
-import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
 import type { MaybePromise, WindowCount } from '../stores/types.js';
 import { durationMs, type Duration } from './duration.js';
 import {

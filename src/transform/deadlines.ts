@@ -3,7 +3,7 @@ import { ConfigurationError, retryLaterStatus, type UnavailableError } from '../
 import type { SecurityRequest } from '../core/request.js';
 import type { SecurityResponse } from '../core/security.js';
 import { errorResponse } from '../authorization/index.js';
-import { rejectUnknownOptions } from '../lib/validate.js';
+import { rejectUnknownOptions } from '../core/validate.js';
 
 /**
  * The deadlines of {@link SecurityTransform}: how long the whole authentication and

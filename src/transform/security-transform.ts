@@ -14,7 +14,7 @@ import {
   type SecurityResponse,
 } from '../core/security.js';
 import { Firewall, errorResponse, type FirewallOptions } from '../authorization/index.js';
-import { recordAuthentication } from '../lib/authentication-record.js';
+import { recordAuthentication } from '../http/authentication-record.js';
 import { withDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
 import { resolveCors, withCors, type CorsSetting, type ResolvedCors } from './cors.js';

@@ -8,11 +8,11 @@ import {
   authenticateWithin,
   type Authenticator,
 } from '../core/security.js';
-import { rejectUnknownOptions, requireNames } from '../lib/validate.js';
-import { CONTEXT_REQUEST } from '../lib/context-request.js';
-import { recordedAuthentication } from '../lib/authentication-record.js';
-import { isWebSocketUpgrade, viewOf } from '../lib/find-request.js';
-import { readConnectionParams } from '../lib/request-views.js';
+import { rejectUnknownOptions, requireNames } from '../core/validate.js';
+import { CONTEXT_REQUEST } from '../http/context-request.js';
+import { recordedAuthentication } from '../http/authentication-record.js';
+import { isWebSocketUpgrade, viewOf } from '../http/find-request.js';
+import { readConnectionParams } from '../http/request-views.js';
 import { assertSecured, isSecuredProcedure } from './assert-secured.js';
 import { CHALLENGE, challengeOf, requireChallenges } from './challenge.js';
 import { denial, unavailable } from './guard.js';

@@ -10,9 +10,9 @@ import {
 import { summarize, type SecurityEvents } from '../core/events.js';
 import { isPromiseLike } from '../lib/promise.js';
 import { DEFAULTS, type GuardSettings } from './options.js';
-import { contextRequest } from '../lib/context-request.js';
+import { contextRequest } from '../http/context-request.js';
 import type { Rule } from './rule.js';
-import { bindToUser } from '../lib/bind-to-user.js';
+import { bindToUser } from '../http/bind-to-user.js';
 import type { Guard, OpenGuard, UserContext } from './types.js';
 import { contextChallenge, noteChallenge } from './challenge.js';
 

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
-import { rejectUnknownOptions } from '../lib/validate.js';
+import { rejectUnknownOptions } from '../core/validate.js';
 
 /** Options of the guards ({@link createGuards}) and of {@link securityMeta}. */
 export interface GuardOptions {

@@ -1,7 +1,7 @@
 import { initTRPC, type TRPCMiddlewareBuilder } from '@trpc/server';
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { consumeLimits } from '../lib/consume-limits.js';
-import { contextRequest } from '../lib/context-request.js';
+import { contextRequest } from '../http/context-request.js';
 import { RateLimit } from '../throttle/rate-limit.js';
 import { unavailable, userOf } from './guard.js';
 import type { UserContext } from './types.js';

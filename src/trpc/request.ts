@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
-import { findRequest, type FoundRequest } from '../lib/find-request.js';
-import type { NodeRequestLike } from '../lib/request-views.js';
+import { findRequest, type FoundRequest } from '../http/find-request.js';
+import type { NodeRequestLike } from '../http/request-views.js';
 
 export type { NodeRequestLike };
 

@@ -2,7 +2,7 @@ import { ConfigurationError } from '../core/errors.js';
 import { User } from '../core/user.js';
 import { isPromiseLike } from '../lib/promise.js';
 import { TtlCache } from '../lib/ttl-cache.js';
-import { rejectUnknownOptions, requireInteger } from '../lib/validate.js';
+import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
 import type { UserChangeNotifier } from '../stores/types.js';
 import type { UserRepository } from './repository.js';
 

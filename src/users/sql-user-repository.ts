@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
 import { User } from '../core/user.js';
-import { rejectUnknownOptions } from '../lib/validate.js';
+import { rejectUnknownOptions } from '../core/validate.js';
 import type { UserChangeNotifier } from '../stores/types.js';
 import { UserRepositoryError } from './errors.js';
 import type { ManagedUserRepository } from './repository.js';

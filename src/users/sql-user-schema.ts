@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { rejectUnknownOptions } from '../lib/validate.js';
+import { rejectUnknownOptions } from '../core/validate.js';
 
 /** The table names of a `SqlUserRepository`; each `name` or `schema.name`. */
 export interface SqlUserTables {

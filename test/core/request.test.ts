@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSecurityRequest } from '../../src/index.js';
 import { decodePath, normalizePath } from '../../src/core/request.js';
-import { nodeRequestView, type NodeRequestLike } from '../../src/lib/request-views.js';
+import { nodeRequestView, type NodeRequestLike } from '../../src/http/request-views.js';
 
 const make = (url: string, headers: Record<string, string> = {}) =>
   createSecurityRequest({

@@ -16,8 +16,8 @@ import {
   type Authenticator,
 } from '../../src/index.js';
 import { createSecurityContext as graphqlContext } from '../../src/graphql/index.js';
-import { findRequest, viewOf } from '../../src/lib/find-request.js';
-import { nodeRequestView } from '../../src/lib/request-views.js';
+import { findRequest, viewOf } from '../../src/http/find-request.js';
+import { nodeRequestView } from '../../src/http/request-views.js';
 import { toRequest } from '../../src/session/request.js';
 
 /** A real node request with the given URL and header lines. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AuthenticatedUser, SecurityContext, User } from '../../src/index.js';
-import { bindToUser } from '../../src/lib/bind-to-user.js';
+import { bindToUser } from '../../src/http/bind-to-user.js';
 
 const alice = AuthenticatedUser.from(new User('alice', ''));
 const current = () => SecurityContext.getUser()?.username ?? 'none';

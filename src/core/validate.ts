@@ -1,5 +1,5 @@
-import { ConfigurationError } from '../core/errors.js';
-import { didYouMean } from './suggest.js';
+import { ConfigurationError } from './errors.js';
+import { didYouMean } from '../lib/suggest.js';
 
 /**
  * Throws a {@link ConfigurationError} (a `TypeError`) naming the option unless the
