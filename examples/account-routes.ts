@@ -20,7 +20,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PasswordEncoder, RepositoryAuthenticator } from 'portcullis';
 import type { JwtTokenService } from 'portcullis/jwt';
-import { getUser, toSecurityRequest } from 'portcullis/node';
+import { userOf, toSecurityRequest } from 'portcullis/node';
 import type { SessionAuthenticator } from 'portcullis/session';
 import type { ExampleStores } from './stores.js';
 
@@ -98,7 +98,7 @@ export function createAccountRoutes(options: AccountRoutesOptions): Record<strin
 }
 
 function requireUser(req: IncomingMessage): string {
-  const user = getUser(req);
+  const user = userOf(req);
   // The URL rules keep anonymous requests out.
   if (user === null) throw new Error('the account routes need an authenticated user');
   return user.username;

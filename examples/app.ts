@@ -27,7 +27,7 @@ import {
 } from 'portcullis';
 import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
 import { JwtAuthenticator, JwtConfig, JwtTokenService, tokenEndpoints } from 'portcullis/jwt';
-import { secureHandler, withSecurityHeaders, type SecuredRequest } from 'portcullis/node';
+import { withSecurity, withSecurityHeaders, type SecuredRequest } from 'portcullis/node';
 import type { SessionAuthenticator } from 'portcullis/session';
 import { createAccountRoutes } from './account-routes.js';
 import { routeRequest, text } from './routes.js';
@@ -295,7 +295,7 @@ export async function createApp(options: AppOptions = {}): Promise<{
   const headers = new SecurityHeaders({
     contentSecurityPolicy: { directives: { scriptSrc: ["'self'", SecurityHeaders.nonce] } },
   });
-  const listener = withSecurityHeaders(secureHandler(transform, router), headers);
+  const listener = withSecurityHeaders(withSecurity(transform, router), headers);
   return {
     listener,
     transform,

@@ -11,9 +11,9 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import { createHandler } from 'graphql-http/lib/use/http';
 import type { AuthenticatedUser } from 'portcullis';
 import { securityDirectives } from 'portcullis/graphql';
-import { getUser } from 'portcullis/node';
+import { userOf as requestUser } from 'portcullis/node';
 
-/** What every resolver gets: the user `secureHandler` already authenticated. */
+/** What every resolver gets: the user `withSecurity` already authenticated. */
 type Context = { readonly user: AuthenticatedUser | null };
 
 // Guarded fields are nullable: a denied non-null field would null its parent (at
@@ -109,11 +109,11 @@ export const schema = transformer(
 );
 
 /**
- * The `/graphql` handler. It runs behind `secureHandler`, so the user the
+ * The `/graphql` handler. It runs behind `withSecurity`, so the user the
  * SecurityTransform authenticated is reused as the GraphQL context (no second
  * check of the password).
  */
 export const graphqlHandler = createHandler<Context>({
   schema,
-  context: (req) => ({ user: getUser(req.raw) }),
+  context: (req) => ({ user: requestUser(req.raw) }),
 });

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoginThrottle, SpentIdStore, UserRepository } from 'portcullis';
-import { getCspNonce, getUser } from 'portcullis/node';
+import { getCspNonce, userOf } from 'portcullis/node';
 import {
   OAuth2ClientRepository,
   OAuth2Config,
@@ -149,7 +149,7 @@ export function createSessionSite(
     'POST /login': login.node,
     'POST /logout': logout.node,
     'GET /me': async (req, res) => {
-      const user = getUser(req);
+      const user = userOf(req);
       const nonce = getCspNonce(res);
       if (user === null || nonce === undefined) {
         // The URL rule keeps anonymous requests out; the nonce comes with the headers.

@@ -5,7 +5,7 @@
 import { initTRPC } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { z } from 'zod';
-import { getUser } from 'portcullis/node';
+import { userOf } from 'portcullis/node';
 import { assertSecured, createProcedures, preAuthorize, type UserContext } from 'portcullis/trpc';
 
 const t = initTRPC.context<UserContext>().create();
@@ -52,11 +52,11 @@ export type AppRouter = typeof appRouter;
 assertSecured(appRouter);
 
 /**
- * The `/trpc` handler. It runs behind `secureHandler`, so the user the
+ * The `/trpc` handler. It runs behind `withSecurity`, so the user the
  * SecurityTransform authenticated is reused as the tRPC context (no second check).
  */
 export const trpcHandler = createHTTPHandler({
   router: appRouter,
   basePath: '/trpc/',
-  createContext: ({ req }) => ({ user: getUser(req) }),
+  createContext: ({ req }) => ({ user: userOf(req) }),
 });

@@ -9,7 +9,7 @@ import { createServer, type RequestListener } from 'node:http';
 import { serveForBenchmark } from './serve.js';
 import { AuthenticatedUser, SecurityContext, User } from 'portcullis';
 import { createApp, routeRequest } from '../../examples/app.js';
-import { secureHandler, withSecurityHeaders, type SecuredRequest } from 'portcullis/node';
+import { withSecurity, withSecurityHeaders, type SecuredRequest } from 'portcullis/node';
 
 const mode = process.env['MODE'] ?? 'secure';
 let listener: RequestListener;
@@ -34,7 +34,7 @@ if (mode === 'bare' || mode === 'headers') {
     apiRateLimit: false,
     ...(redisUrl === undefined || redisUrl === '' ? {} : { redisUrl }),
   });
-  listener = mode === 'no-headers' ? secureHandler(app.transform, routeRequest) : app.listener;
+  listener = mode === 'no-headers' ? withSecurity(app.transform, routeRequest) : app.listener;
 }
 
 serveForBenchmark(createServer(listener));

@@ -9,7 +9,7 @@
  * - `express-portcullis`: `securityHeaders()` + `security(transform)` from portcullis/node;
  * - `fastify-helmet-jwt`: @fastify/helmet + @fastify/jwt (`verify.cache` on) in an
  *   `onRequest` hook;
- * - `fastify-portcullis`: the `portcullisHeaders` and `portcullis` plugins.
+ * - `fastify-portcullis`: the `fastifySecurityHeaders` and `portcullis` plugins.
  *
  * Every secured stack accepts the same HS256 token, signed with `JWT_SECRET`, and
  * answers 401 without one. Listens on 127.0.0.1, reports its port over IPC and
@@ -23,9 +23,12 @@ import { expressjwt } from 'express-jwt';
 import Fastify from 'fastify';
 import helmet from 'helmet';
 import { Access, AuthorizationManager, SecurityTransform } from 'portcullis';
-import { portcullis, portcullisHeaders } from 'portcullis/fastify';
+import {
+  security as fastifySecurity,
+  securityHeaders as fastifySecurityHeaders,
+} from 'portcullis/fastify';
 import { JwtAuthenticator, JwtConfig } from 'portcullis/jwt';
-import { secureHandler, security, securityHeaders, withSecurityHeaders } from 'portcullis/node';
+import { withSecurity, security, securityHeaders, withSecurityHeaders } from 'portcullis/node';
 import { serveForBenchmark } from './serve.js';
 
 const stack = process.env['STACK'] ?? 'node-bare';
@@ -66,7 +69,7 @@ async function start(): Promise<void> {
       serveForBenchmark(createServer(nodeHandler));
       return;
     case 'node-portcullis':
-      serveForBenchmark(createServer(withSecurityHeaders(secureHandler(transform(), nodeHandler))));
+      serveForBenchmark(createServer(withSecurityHeaders(withSecurity(transform(), nodeHandler))));
       return;
     case 'express-bare':
     case 'express-helmet-jwt':
@@ -105,8 +108,8 @@ async function start(): Promise<void> {
         });
       }
       if (stack === 'fastify-portcullis') {
-        await app.register(portcullisHeaders);
-        await app.register(portcullis, { transform: transform() });
+        await app.register(fastifySecurityHeaders);
+        await app.register(fastifySecurity, { transform: transform() });
       }
       app.get('/api/profile', () => answer);
       await app.ready();

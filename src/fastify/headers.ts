@@ -8,8 +8,8 @@ declare module 'fastify' {
   }
 }
 
-/** Options of the {@link portcullisHeaders} plugin: a {@link SecurityHeaders} or its options. */
-export interface PortcullisHeadersOptions {
+/** Options of the {@link securityHeaders} plugin: a {@link SecurityHeaders} or its options. */
+export interface SecurityHeadersPluginOptions {
   readonly headers?: SecurityHeaders | SecurityHeadersOptions;
 }
 
@@ -20,16 +20,16 @@ export interface PortcullisHeadersOptions {
  *
  * @example
  * ```ts
- * import { portcullis, portcullisHeaders } from 'portcullis/fastify';
- * await app.register(portcullisHeaders);
- * await app.register(portcullis, { transform });
+ * import { security, securityHeaders } from 'portcullis/fastify';
+ * await app.register(securityHeaders);
+ * await app.register(security, { transform });
  * app.get('/', (request, reply) => reply.type('text/html').send(`<script nonce="${reply.cspNonce}">…`));
  * ```
  */
-export const portcullisHeaders: FastifyPluginCallback<PortcullisHeadersOptions> = Object.assign(
+export const securityHeaders: FastifyPluginCallback<SecurityHeadersPluginOptions> = Object.assign(
   function portcullisFastifyHeaders(
     fastify: FastifyInstance,
-    options: PortcullisHeadersOptions,
+    options: SecurityHeadersPluginOptions,
     done: (error?: Error) => void,
   ): void {
     let headers: SecurityHeaders;

@@ -3,8 +3,8 @@
  *
  * @packageDocumentation
  */
-export { portcullisHeaders, type PortcullisHeadersOptions } from './headers.js';
-export { portcullis, type PortcullisFastifyOptions } from './plugin.js';
+export { securityHeaders, type SecurityHeadersPluginOptions } from './headers.js';
+export { security, type SecurityPluginOptions } from './plugin.js';
 export {
   portcullisTokenEndpoints,
   type PortcullisTokenEndpointsOptions,

@@ -14,8 +14,8 @@ declare module 'fastify' {
   }
 }
 
-/** Options of the {@link portcullis} Fastify plugin. */
-export interface PortcullisFastifyOptions {
+/** Options of the {@link security} Fastify plugin. */
+export interface SecurityPluginOptions {
   /** The pipeline to run in an `onRequest` hook for every request. */
   readonly transform: SecurityTransform;
 }
@@ -30,16 +30,16 @@ export interface PortcullisFastifyOptions {
  * @example
  * ```ts
  * import Fastify from 'fastify';
- * import { portcullis } from 'portcullis/fastify';
+ * import { security } from 'portcullis/fastify';
  * const app = Fastify();
- * await app.register(portcullis, { transform });
+ * await app.register(security, { transform });
  * app.get('/profile', (request) => request.user?.username);
  * ```
  */
-export const portcullis: FastifyPluginCallback<PortcullisFastifyOptions> = Object.assign(
+export const security: FastifyPluginCallback<SecurityPluginOptions> = Object.assign(
   function portcullisFastify(
     fastify: FastifyInstance,
-    options: PortcullisFastifyOptions,
+    options: SecurityPluginOptions,
     done: (error?: Error) => void,
   ): void {
     const transform = options.transform as unknown;

@@ -29,9 +29,9 @@ const METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'] as const;
  *
  * @example
  * ```ts
- * import { portcullis, portcullisTokenEndpoints } from 'portcullis/fastify';
+ * import { security, portcullisTokenEndpoints } from 'portcullis/fastify';
  * const endpoints = tokenEndpoints({ authenticator, tokens, users });
- * await app.register(portcullis, { transform });
+ * await app.register(security, { transform });
  * await app.register(portcullisTokenEndpoints, { endpoints });
  * ```
  */

@@ -4,7 +4,7 @@ const users = new WeakMap<Request, AuthenticatedUser | null>();
 const nonces = new WeakMap<Request, string>();
 
 /** The user portcullis authenticated for this `Request`, or `null`. */
-export function getUser(request: Request): AuthenticatedUser | null {
+export function userOf(request: Request): AuthenticatedUser | null {
   return users.get(request) ?? null;
 }
 

@@ -1,5 +1,5 @@
 import { SecurityHeaders, applyToHeaders, type SecurityHeadersOptions } from '../headers/index.js';
-import { getUser, setCspNonce } from './context.js';
+import { userOf, setCspNonce } from './context.js';
 
 /**
  * Wraps a Fetch handler so its responses carry the security headers
@@ -9,8 +9,8 @@ import { getUser, setCspNonce } from './context.js';
  *
  * @example
  * ```ts
- * import { secure, withSecurityHeaders } from 'portcullis/fetch';
- * export default { fetch: withSecurityHeaders(secure(transform, handler)) };
+ * import { withSecurity, withSecurityHeaders } from 'portcullis/fetch';
+ * export default { fetch: withSecurityHeaders(withSecurity(transform, handler)) };
  * ```
  */
 export function withSecurityHeaders<Args extends unknown[]>(
@@ -42,7 +42,7 @@ export function decorate(
     applyToHeaders(target.headers, applied);
   }
   const cacheControl = headers.cacheControlFor(
-    getUser(request) !== null,
+    userOf(request) !== null,
     target.headers.has('cache-control'),
   );
   if (cacheControl !== undefined) target.headers.set('cache-control', cacheControl);

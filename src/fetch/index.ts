@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-export { getCspNonce, getUser } from './context.js';
+export { getCspNonce, userOf } from './context.js';
 export { withSecurityHeaders } from './headers.js';
 export {
   honoSecurity,
@@ -13,4 +13,4 @@ export {
   type PortcullisVariables,
 } from './hono.js';
 export { toSecurityRequest } from './request.js';
-export { secure, type FetchSecurityContext, type SecureFetchOptions } from './security.js';
+export { withSecurity, type FetchSecurityContext, type WithSecurityOptions } from './security.js';

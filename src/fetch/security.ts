@@ -12,8 +12,8 @@ export interface FetchSecurityContext {
   readonly user: AuthenticatedUser | null;
 }
 
-/** Options of {@link secure}. */
-export interface SecureFetchOptions<Args extends unknown[]> {
+/** Options of {@link withSecurity}. */
+export interface WithSecurityOptions<Args extends unknown[]> {
   /**
    * Finds the client's address from the handler's extra arguments (Bun's server,
    * Deno's connection info), for events and rules.
@@ -31,21 +31,21 @@ export interface SecureFetchOptions<Args extends unknown[]> {
  *
  * @example
  * ```ts
- * import { secure } from 'portcullis/fetch';
+ * import { withSecurity } from 'portcullis/fetch';
  * export default {
- *   fetch: secure(transform, (request, { user }) =>
+ *   fetch: withSecurity(transform, (request, { user }) =>
  *     new Response(`hello ${user?.username ?? 'anonymous'}`)),
  * };
  * ```
  */
-export function secure<Args extends unknown[]>(
+export function withSecurity<Args extends unknown[]>(
   transform: SecurityTransform,
   handler: (
     request: Request,
     context: FetchSecurityContext,
     ...args: Args
   ) => Response | Promise<Response>,
-  options: SecureFetchOptions<Args> = {},
+  options: WithSecurityOptions<Args> = {},
 ): (request: Request, ...args: Args) => Promise<Response> {
   const clientAddress = options.clientAddress;
   return async function portcullisFetch(request, ...args) {

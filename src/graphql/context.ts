@@ -131,7 +131,7 @@ export function createSecurityContext(
     );
     let authentication: AuthenticationOutcome;
     try {
-      // Behind secureHandler / secure / the Fastify plugin, the pipeline's outcome; a
+      // Behind withSecurity / secure / the Fastify plugin, the pipeline's outcome; a
       // graphql-ws operation is authenticated each time (its connection outlives a session).
       authentication =
         (wsContext || isWebSocketUpgrade(found)

@@ -99,7 +99,7 @@ export interface TokenEndpoints {
  * import { JwtTokenService, tokenEndpoints } from 'portcullis/jwt';
  * const endpoints = tokenEndpoints({ authenticator, tokens, users: repository });
  * // rules: .requestMatchers(endpoints.paths, Access.permitAll())
- * createServer(secureHandler(transform, async (req, res) => {
+ * createServer(withSecurity(transform, async (req, res) => {
  *   if (await endpoints.node(req, res)) return;
  *   // … the other routes
  * }));

@@ -17,16 +17,16 @@ export type SecuredRequest<R extends IncomingMessage = IncomingMessage> = R & {
  *
  * @example
  * ```ts
- * import { getUser } from 'portcullis/node';
- * app.get('/me', (req, res) => res.json(getUser(req)));
+ * import { userOf } from 'portcullis/node';
+ * app.get('/me', (req, res) => res.json(userOf(req)));
  * ```
  */
-export function getUser(req: IncomingMessage): AuthenticatedUser | null {
+export function userOf(req: IncomingMessage): AuthenticatedUser | null {
   return users.get(req) ?? null;
 }
 
 /**
- * Records the user on the request (`req.user` and {@link getUser}) and runs `next`
+ * Records the user on the request (`req.user` and {@link userOf}) and runs `next`
  * inside the `SecurityContext`. The request's events (`data`, `end`) are bound to
  * that context too, so handlers that run after a body parser still see the user.
  *

@@ -9,7 +9,7 @@ import {
   applySecurityHeaders,
   type SecurityHeadersOptions,
 } from '../headers/index.js';
-import { getUser } from './context.js';
+import { userOf } from './context.js';
 import type { ConnectMiddleware } from './security.js';
 
 const nonces = new WeakMap<ServerResponse, string>();
@@ -50,7 +50,7 @@ export function securityHeaders(
  *
  * @example
  * ```ts
- * createServer(withSecurityHeaders(secureHandler(transform, handler))).listen(3000, '127.0.0.1');
+ * createServer(withSecurityHeaders(withSecurity(transform, handler))).listen(3000, '127.0.0.1');
  * ```
  */
 export function withSecurityHeaders(
@@ -88,7 +88,7 @@ function addCacheControlOnWrite(
   res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
     res.writeHead = writeHead;
     const value = headers.cacheControlFor(
-      getUser(req) !== null,
+      userOf(req) !== null,
       this.hasHeader('cache-control') || passesCacheControl(args),
     );
     if (value !== undefined) this.setHeader('cache-control', value);

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-export { getUser, type SecuredRequest } from './context.js';
+export { userOf, type SecuredRequest } from './context.js';
 export { toSecurityRequest } from './request.js';
-export { secureHandler, security, type ConnectMiddleware } from './security.js';
+export { withSecurity, security, type ConnectMiddleware } from './security.js';
 export { getCspNonce, securityHeaders, withSecurityHeaders } from './headers.js';

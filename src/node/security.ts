@@ -16,7 +16,7 @@ export type ConnectMiddleware = (
 /**
  * Connect/Express middleware running a {@link SecurityTransform}: firewall,
  * authentication, authorization. A denied request is answered here (400, 401,
- * redirect or 403); an allowed one continues with `req.user` set, {@link getUser}
+ * redirect or 403); an allowed one continues with `req.user` set, {@link userOf}
  * and the `SecurityContext` filled for the rest of the request.
  *
  * Mount it before the routes it protects (and, for Express, at the application
@@ -28,7 +28,7 @@ export type ConnectMiddleware = (
  * import { security } from 'portcullis/node';
  * const app = express();
  * app.use(security(transform));
- * app.get('/profile', (req, res) => res.send(getUser(req)?.username));
+ * app.get('/profile', (req, res) => res.send(userOf(req)?.username));
  * ```
  */
 export function security(transform: SecurityTransform): ConnectMiddleware {
@@ -53,13 +53,13 @@ export function security(transform: SecurityTransform): ConnectMiddleware {
  * @example
  * ```ts
  * import { createServer } from 'node:http';
- * import { secureHandler } from 'portcullis/node';
- * createServer(secureHandler(transform, (req, res) => {
+ * import { withSecurity } from 'portcullis/node';
+ * createServer(withSecurity(transform, (req, res) => {
  *   res.end(`hello ${req.user?.username ?? 'anonymous'}`);
  * })).listen(3000, '127.0.0.1');
  * ```
  */
-export function secureHandler(
+export function withSecurity(
   transform: SecurityTransform,
   handler: (req: SecuredRequest, res: ServerResponse) => void | Promise<void>,
 ): RequestListener {

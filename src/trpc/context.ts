@@ -155,7 +155,7 @@ export function createSecurityContext(options: SecurityContextOptions): Security
     const request = viewOf(found, params);
     let authentication: AuthenticationOutcome;
     try {
-      // Behind secureHandler / secure / the Fastify plugin, the pipeline's outcome.
+      // Behind withSecurity / secure / the Fastify plugin, the pipeline's outcome.
       authentication =
         (upgrade ? undefined : recordedAuthentication(request, authenticator)) ??
         (await authenticateWithin(

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Access, AuthorizationManager } from '../../src/authorization/index.js';
 import { isProvablyLinear } from '../../src/authorization/linear-regex.js';
 import type { SecurityEvent } from '../../src/index.js';
-import { secureHandler, security } from '../../src/node/index.js';
+import { withSecurity, security } from '../../src/node/index.js';
 import { request, thrown, user } from '../authorization/helpers.js';
 import { authorizeSync } from '../authorization/sync.js';
 import { createTestTransform, respond } from '../support/fixture.js';
@@ -192,12 +192,12 @@ function rawHttp2(port: number, fields: readonly [string, string][]): Promise<st
   });
 }
 
-describe('two Authorization fields over HTTP/2 (node compatibility API behind secureHandler)', () => {
+describe('two Authorization fields over HTTP/2 (node compatibility API behind withSecurity)', () => {
   const { transform, events } = createTestTransform();
   let server: Http2Server;
   let port = 0;
   beforeAll(async () => {
-    const handler = secureHandler(transform, async (req, res) => {
+    const handler = withSecurity(transform, async (req, res) => {
       res.end(await respond(req.url ?? '/'));
     });
     server = createHttp2Server(handler as unknown as Parameters<typeof createHttp2Server>[0]);

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { portcullis } from '../../src/fastify/index.js';
+import { security } from '../../src/fastify/index.js';
 import { answer, cors, runCorsScenarios } from '../support/cors-scenarios.js';
 import { createTestTransform, respond } from '../support/fixture.js';
 
@@ -11,7 +11,7 @@ describe('CORS before authentication (Fastify)', () => {
   let origin = '';
   beforeAll(async () => {
     app = Fastify();
-    await app.register(portcullis, { transform });
+    await app.register(security, { transform });
     app.all('/*', (request) => respond(request.url));
     origin = await app.listen({ port: 0, host: '127.0.0.1' });
   });

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { portcullis } from '../../src/fastify/index.js';
+import { security } from '../../src/fastify/index.js';
 import { runDuplicateCredentialScenarios } from '../support/duplicate-credentials.js';
 import { createTestTransform, respond } from '../support/fixture.js';
 
@@ -10,7 +10,7 @@ describe('portcullis/fastify: two credentials are refused', () => {
   let origin = '';
   beforeAll(async () => {
     app = Fastify();
-    await app.register(portcullis, { transform });
+    await app.register(security, { transform });
     app.all('/*', (request) => respond(request.url));
     origin = await app.listen({ port: 0, host: '127.0.0.1' });
   });

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecurityContext, SecurityTransform } from '../../src/index.js';
-import { portcullis } from '../../src/fastify/index.js';
+import { security } from '../../src/fastify/index.js';
 import { createTestTransform, respond } from '../support/fixture.js';
 import { postLate, runContextScenario, runScenarios } from '../support/scenarios.js';
 import { basic } from '../support/server.js';
@@ -12,7 +12,7 @@ describe('portcullis/fastify plugin', () => {
   let origin = '';
   beforeAll(async () => {
     app = Fastify();
-    await app.register(portcullis, { transform });
+    await app.register(security, { transform });
     app.post('/ctx', async (request) => {
       const body = request.body as { n?: number };
       return body.n === 1 ? respond('/ctx') : 'no body';
@@ -53,7 +53,7 @@ describe('portcullis/fastify plugin', () => {
   it('refuses registration without a SecurityTransform', async () => {
     const bad = Fastify();
     await expect(
-      bad.register(portcullis, { transform: JSON.parse('{}') as SecurityTransform }).ready(),
+      bad.register(security, { transform: JSON.parse('{}') as SecurityTransform }).ready(),
     ).rejects.toMatchObject({ code: 'ERR_INVALID_OPTION' });
   });
 });

@@ -1,16 +1,16 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { portcullis, portcullisHeaders } from '../../src/fastify/index.js';
+import { security, securityHeaders } from '../../src/fastify/index.js';
 import { createTestTransform } from '../support/fixture.js';
 import { NONCE_OPTIONS, expectDefaultHeaders, nonceOf } from '../support/headers.js';
 import { basic } from '../support/server.js';
 
-describe('portcullis/fastify portcullisHeaders', () => {
+describe('portcullis/fastify securityHeaders', () => {
   it('sets helmet defaults, a nonce on the reply and no-store for authenticated users', async () => {
     const { transform } = createTestTransform();
     const app = Fastify();
-    await app.register(portcullisHeaders, { headers: NONCE_OPTIONS });
-    await app.register(portcullis, { transform });
+    await app.register(securityHeaders, { headers: NONCE_OPTIONS });
+    await app.register(security, { transform });
     app.get('/page', (_request, reply) => `nonce=${reply.cspNonce ?? ''}`);
     app.get('/cached', (_request, reply) => reply.header('cache-control', 'max-age=3').send('ok'));
     const origin = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -36,7 +36,7 @@ describe('portcullis/fastify portcullisHeaders', () => {
 
   it('has helmet defaults without options and refuses bad options', async () => {
     const app = Fastify();
-    await app.register(portcullisHeaders);
+    await app.register(securityHeaders);
     app.get('/', () => 'ok');
     const response = await app.inject({ url: '/' });
     const headers = new Headers(response.headers as Record<string, string>);
@@ -45,7 +45,7 @@ describe('portcullis/fastify portcullisHeaders', () => {
     const bad = Fastify();
     await expect(
       bad
-        .register(portcullisHeaders, {
+        .register(securityHeaders, {
           headers: { xFrameOptions: { action: 'allow-from' as 'deny' } },
         })
         .ready(),

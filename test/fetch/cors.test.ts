@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { Access, AuthorizationManager, SecurityTransform } from '../../src/index.js';
-import { honoSecurity, secure } from '../../src/fetch/index.js';
+import { honoSecurity, withSecurity } from '../../src/fetch/index.js';
 import { APP, answer, cors, runCorsScenarios } from '../support/cors-scenarios.js';
 import { createTestTransform, respond } from '../support/fixture.js';
 
@@ -11,10 +11,10 @@ const request = (method: string, path: string, headers: Record<string, string>) 
 /** Public routes: the handler's own response gets the CORS headers. */
 const everyone = AuthorizationManager.requestMatcher().anyRequest(Access.permitAll());
 
-describe('CORS before authentication (Fetch secure)', () => {
+describe('CORS before authentication (Fetch withSecurity)', () => {
   const { transform } = createTestTransform();
   transform.configCors(cors);
-  const handler = secure(
+  const handler = withSecurity(
     transform,
     async (req) => new Response(await respond(new URL(req.url).pathname)),
   );
@@ -23,7 +23,7 @@ describe('CORS before authentication (Fetch secure)', () => {
   );
 
   it('merges Vary with the handler’s and keeps the handler’s own CORS headers', async () => {
-    const own = secure(
+    const own = withSecurity(
       new SecurityTransform({ cors, authorizer: everyone }),
       () =>
         new Response('x', {
@@ -37,7 +37,7 @@ describe('CORS before authentication (Fetch secure)', () => {
   });
 
   it('copies a response whose headers are immutable', async () => {
-    const own = secure(new SecurityTransform({ cors, authorizer: everyone }), () =>
+    const own = withSecurity(new SecurityTransform({ cors, authorizer: everyone }), () =>
       Response.redirect(`${APP}/x`, 302),
     );
     const response = await own(request('GET', '/', { origin: APP }));

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { SecurityEvent } from '../../src/index.js';
-import { honoSecurity, secure } from '../../src/fetch/index.js';
+import { honoSecurity, withSecurity } from '../../src/fetch/index.js';
 import { createTestTransform, respond } from '../support/fixture.js';
 import { basic } from '../support/server.js';
 
@@ -17,7 +17,7 @@ const admin = basic('admin', 'admin-pw');
 
 describe('portcullis/fetch: two credentials are refused', () => {
   const { transform, events } = createTestTransform();
-  const handler = secure(
+  const handler = withSecurity(
     transform,
     async (request) => new Response(await respond(new URL(request.url).pathname)),
   );
@@ -35,7 +35,7 @@ describe('portcullis/fetch: two credentials are refused', () => {
     ['Basic user + Basic admin to /profile', '/profile', [user, admin]],
     ['Basic user + Bearer to /profile', '/profile', [user, 'Bearer x']],
     ['Bearer + Basic user to /profile', '/profile', ['Bearer x', user]],
-  ])('refuses %s with 400 (secure and honoSecurity)', async (_, path, credentials) => {
+  ])('refuses %s with 400 (withSecurity and honoSecurity)', async (_, path, credentials) => {
     const seen: SecurityEvent[] = [];
     const stop = events.on('request-rejected', (event) => {
       seen.push(event);

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthenticatedUser } from '../../src/index.js';
-import { honoSecurity, secure } from '../../src/fetch/index.js';
+import { honoSecurity, withSecurity } from '../../src/fetch/index.js';
 import { createTestTransform, respond } from '../support/fixture.js';
 import { runContextScenario, runScenarios } from '../support/scenarios.js';
 import { listen, type TestServer } from '../support/server.js';
@@ -47,12 +47,12 @@ const NORMALIZED_BY_URL = new Set([
   'absolute-form target',
 ]);
 
-describe('portcullis/fetch secure()', () => {
+describe('portcullis/fetch withSecurity()', () => {
   const { transform } = createTestTransform();
   let server: TestServer;
   beforeAll(async () => {
     server = await serveFetch(
-      secure(transform, async (request, { user }) => {
+      withSecurity(transform, async (request, { user }) => {
         const text = await respond(new URL(request.url).pathname);
         return new Response(text, { headers: { 'x-user': user?.username ?? '-' } });
       }),
@@ -64,7 +64,7 @@ describe('portcullis/fetch secure()', () => {
   runContextScenario(() => server.origin);
 
   it('checks paths the URL parser normalized as the router will see them', async () => {
-    const handler = secure(transform, () => new Response('ok'));
+    const handler = withSecurity(transform, () => new Response('ok'));
     expect((await handler(new Request('http://h/profile/../admin'))).status).toBe(401);
     expect((await handler(new Request('http://h/x/%2e%2e/admin'))).status).toBe(401);
   });

@@ -4,7 +4,7 @@ import {
   getCspNonce,
   honoSecurity,
   honoSecurityHeaders,
-  secure,
+  withSecurity,
   withSecurityHeaders,
   type PortcullisVariables,
 } from '../../src/fetch/index.js';
@@ -17,7 +17,7 @@ const auth = { authorization: basic('user', 'user-pw') };
 describe('portcullis/fetch withSecurityHeaders', () => {
   const { transform } = createTestTransform();
   const handler = withSecurityHeaders(
-    secure(transform, (request) => {
+    withSecurity(transform, (request) => {
       const path = new URL(request.url).pathname;
       if (path === '/cached') {
         return new Response('ok', { headers: { 'cache-control': 'max-age=9' } });

@@ -12,7 +12,7 @@ import {
   type SecurityEvent,
 } from '../../src/index.js';
 import { JwtAuthenticator, JwtConfig } from '../../src/jwt/index.js';
-import { getUser, secureHandler } from '../../src/node/index.js';
+import { userOf, withSecurity } from '../../src/node/index.js';
 import { basic, listen, rawRequest, type TestServer } from '../support/server.js';
 import {
   NOW,
@@ -56,8 +56,8 @@ async function startApp(
     .configAuthenticator(() => authenticator(events))
     .configAuthorizer(() => authorizer);
   const server = await listen(
-    secureHandler(transform, (req, res) => {
-      const user = getUser(req);
+    withSecurity(transform, (req, res) => {
+      const user = userOf(req);
       res.end(`hello ${user?.username ?? 'anonymous'} [${[...(user?.roles ?? [])].join(',')}]`);
     }),
   );

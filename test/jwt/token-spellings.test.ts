@@ -10,7 +10,7 @@ import { JwtAuthenticator, JwtConfig, JwtTokenService } from '../../src/jwt/inde
 import { VerifiedTokenCache } from '../../src/jwt/cache.js';
 import { isCompactJws } from '../../src/jwt/compact.js';
 import { User } from '../../src/core/user.js';
-import { getUser, secureHandler } from '../../src/node/index.js';
+import { userOf, withSecurity } from '../../src/node/index.js';
 import { listen, rawRequest, type TestServer } from '../support/server.js';
 import {
   NOW,
@@ -156,8 +156,8 @@ describe('one token, many spellings (issue 15, defect 7)', () => {
             .addMatcher('/.*', new Access().authenticated()),
         );
       server = await listen(
-        secureHandler(transform, (req, res) => {
-          res.end(`hello ${getUser(req)?.username ?? 'anonymous'}`);
+        withSecurity(transform, (req, res) => {
+          res.end(`hello ${userOf(req)?.username ?? 'anonymous'}`);
         }),
       );
     });

@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { secureHandler, security } from '../../src/node/index.js';
+import { withSecurity, security } from '../../src/node/index.js';
 import {
   APP,
   answer,
@@ -33,7 +33,7 @@ describe('CORS before authentication (plain node http)', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await listen(
-      secureHandler(transform, async (req, res) => {
+      withSecurity(transform, async (req, res) => {
         res.end(await respond(req.url ?? '/'));
       }),
     );

@@ -8,7 +8,7 @@ import {
   User,
 } from '../../src/index.js';
 import { createSecurityContext } from '../../src/graphql/index.js';
-import { secureHandler, security } from '../../src/node/index.js';
+import { withSecurity, security } from '../../src/node/index.js';
 import { runDuplicateCredentialScenarios } from '../support/duplicate-credentials.js';
 import { createTestTransform, respond } from '../support/fixture.js';
 import { sendRaw } from '../support/raw-http.js';
@@ -19,7 +19,7 @@ describe('portcullis/node: two credentials are refused (plain http)', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await listen(
-      secureHandler(transform, async (req, res) => {
+      withSecurity(transform, async (req, res) => {
         res.end(await respond(req.url ?? '/'));
       }),
     );

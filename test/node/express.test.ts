@@ -2,7 +2,7 @@ import express from 'express';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecurityContext } from '../../src/index.js';
-import { getUser, security } from '../../src/node/index.js';
+import { userOf, security } from '../../src/node/index.js';
 import { createTestTransform, respond } from '../support/fixture.js';
 import { runContextScenario, runScenarios } from '../support/scenarios.js';
 import { listen, type TestServer } from '../support/server.js';
@@ -49,7 +49,7 @@ describe('portcullis/node security() on Express', () => {
     router.use(security(transform));
     router.get('/admin', (req, res) => {
       res.send(
-        `inner ${getUser(req)?.username ?? 'anonymous'} ${SecurityContext.getUser()?.username ?? '-'}`,
+        `inner ${userOf(req)?.username ?? 'anonymous'} ${SecurityContext.getUser()?.username ?? '-'}`,
       );
     });
     app.use('/', router);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecurityHeaders } from '../../src/index.js';
 import {
   getCspNonce,
-  secureHandler,
+  withSecurity,
   security,
   securityHeaders,
   withSecurityHeaders,
@@ -75,7 +75,7 @@ describe('portcullis/node withSecurityHeaders (plain http)', () => {
     const { transform } = createTestTransform();
     const server = await listen(
       withSecurityHeaders(
-        secureHandler(transform, (_req, res) => {
+        withSecurity(transform, (_req, res) => {
           res.setHeader('x-powered-by', 'leaky');
           res.end('ok');
         }),

@@ -2,7 +2,7 @@ import { initTRPC } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Access, AuthorizationManager, SecurityTransform } from '../../src/index.js';
-import { secureHandler } from '../../src/node/index.js';
+import { withSecurity } from '../../src/node/index.js';
 import { sendRaw } from '../support/raw-http.js';
 import { listen, type TestServer } from '../support/server.js';
 
@@ -15,13 +15,13 @@ const router = t.router({ greeting: t.procedure.query(() => 'hello') });
  * The fuzzer's finding: a `Host` holding `@` and non-ASCII bytes reached tRPC's
  * node adapter, which built a URL with credentials and answered 500 with a stack.
  */
-describe('a malformed Host never reaches the framework (tRPC standalone behind secureHandler)', () => {
+describe('a malformed Host never reaches the framework (tRPC standalone behind withSecurity)', () => {
   let server: TestServer;
   let allowList: TestServer;
   beforeAll(async () => {
     const trpc = createHTTPHandler({ router });
     server = await listen(
-      secureHandler(new SecurityTransform({ authorizer: everyone }), (req, res) => {
+      withSecurity(new SecurityTransform({ authorizer: everyone }), (req, res) => {
         trpc(req, res);
       }),
     );
@@ -30,7 +30,7 @@ describe('a malformed Host never reaches the framework (tRPC standalone behind s
       firewall: { allowedHostnames: ['127.0.0.1'] },
     });
     allowList = await listen(
-      secureHandler(strict, (req, res) => {
+      withSecurity(strict, (req, res) => {
         trpc(req, res);
       }),
     );

@@ -2,15 +2,15 @@ import { connect, createServer, type Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Access, AuthorizationManager, SecurityTransform } from '../../src/index.js';
-import { secureHandler } from '../../src/node/index.js';
+import { withSecurity } from '../../src/node/index.js';
 
-/** An HTTP/2 server (node's compatibility API) behind secureHandler on 127.0.0.1. */
+/** An HTTP/2 server (node's compatibility API) behind withSecurity on 127.0.0.1. */
 describe('HTTP/2 :authority is checked like Host', () => {
   let server: Http2Server;
   let origin = '';
   beforeAll(async () => {
     const everyone = AuthorizationManager.requestMatcher().anyRequest(Access.permitAll());
-    const handler = secureHandler(new SecurityTransform({ authorizer: everyone }), (req, res) => {
+    const handler = withSecurity(new SecurityTransform({ authorizer: everyone }), (req, res) => {
       res.end('reached');
     });
     server = createServer(handler as unknown as Parameters<typeof createServer>[0]);

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecurityContext } from '../../src/index.js';
-import { getUser, secureHandler } from '../../src/node/index.js';
+import { userOf, withSecurity } from '../../src/node/index.js';
 import { createTestTransform, respond } from '../support/fixture.js';
 import { runContextScenario, runScenarios } from '../support/scenarios.js';
 import { listen, type TestServer } from '../support/server.js';
 
-describe('portcullis/node secureHandler (plain http)', () => {
+describe('portcullis/node withSecurity (plain http)', () => {
   const { transform } = createTestTransform();
   let server: TestServer;
   beforeAll(async () => {
     server = await listen(
-      secureHandler(transform, async (req, res) => {
+      withSecurity(transform, async (req, res) => {
         if (req.method === 'POST' && req.url === '/ctx') {
           // Read the body by hand, callback style: 'data' and 'end' come from the
           // socket, later, and the user is read inside the listener.
@@ -24,7 +24,7 @@ describe('portcullis/node secureHandler (plain http)', () => {
         }
         const body = await respond(req.url ?? '/');
         res.setHeader('x-user', req.user?.username ?? '-');
-        res.setHeader('x-get-user', getUser(req)?.username ?? '-');
+        res.setHeader('x-get-user', userOf(req)?.username ?? '-');
         res.end(body);
       }),
     );
@@ -45,7 +45,7 @@ describe('portcullis/node secureHandler (plain http)', () => {
 
   it('answers 500 without details when the handler throws', async () => {
     const failing = await listen(
-      secureHandler(transform, () => {
+      withSecurity(transform, () => {
         throw new Error('secret detail');
       }),
     );

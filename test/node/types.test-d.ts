@@ -1,24 +1,27 @@
 import Fastify from 'fastify';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { AuthenticatedUser, SecurityTransform } from '../../src/index.js';
-import { portcullis } from '../../src/fastify/index.js';
-import { getUser as getFetchUser, secure } from '../../src/fetch/index.js';
-import { getUser, secureHandler, type SecuredRequest } from '../../src/node/index.js';
+import { security as fastifySecurity } from '../../src/fastify/index.js';
+import {
+  userOf as getFetchUser,
+  withSecurity as withFetchSecurity,
+} from '../../src/fetch/index.js';
+import { userOf, withSecurity, type SecuredRequest } from '../../src/node/index.js';
 
 declare const transform: SecurityTransform;
 
 describe('adapter types', () => {
   it('types the user on node requests', () => {
-    secureHandler(transform, (req, res) => {
+    withSecurity(transform, (req, res) => {
       expectTypeOf(req).toEqualTypeOf<SecuredRequest>();
       expectTypeOf(req.user).toEqualTypeOf<AuthenticatedUser | null>();
-      expectTypeOf(getUser(req)).toEqualTypeOf<AuthenticatedUser | null>();
+      expectTypeOf(userOf(req)).toEqualTypeOf<AuthenticatedUser | null>();
       res.end();
     });
   });
 
   it('passes the user and extra arguments to Fetch handlers', () => {
-    const handler = secure(transform, (request, { user }, env: { region: string }) => {
+    const handler = withFetchSecurity(transform, (request, { user }, env: { region: string }) => {
       expectTypeOf(user).toEqualTypeOf<AuthenticatedUser | null>();
       expectTypeOf(env.region).toBeString();
       expectTypeOf(getFetchUser(request)).toEqualTypeOf<AuthenticatedUser | null>();
@@ -30,13 +33,13 @@ describe('adapter types', () => {
 
   it('declares request.user and reply.cspNonce on Fastify', () => {
     const app = Fastify();
-    void app.register(portcullis, { transform });
+    void app.register(fastifySecurity, { transform });
     app.get('/', (request, reply) => {
       expectTypeOf(request.user).toEqualTypeOf<AuthenticatedUser | null>();
       expectTypeOf(reply.cspNonce).toEqualTypeOf<string | undefined>();
       return 'ok';
     });
     // @ts-expect-error the plugin needs a transform
-    void app.register(portcullis, {});
+    void app.register(fastifySecurity, {});
   });
 });

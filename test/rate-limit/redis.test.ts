@@ -19,7 +19,7 @@ import {
   type ThrottleStore,
 } from '../../src/index.js';
 import { securityDirectives } from '../../src/graphql/index.js';
-import { secureHandler } from '../../src/node/index.js';
+import { withSecurity } from '../../src/node/index.js';
 import { authenticated, rateLimited, type UserContext } from '../../src/trpc/index.js';
 import { closeAll, instance, keysWithTtl, observer, type Instance } from '../redis/instances.js';
 import { recordEvents } from '../support/events.js';
@@ -52,7 +52,7 @@ async function serve(limit: RateLimit): Promise<TestServer> {
       .anyRequest(Access.permitAll()),
   );
   return listen(
-    secureHandler(transform, (_req, res) => {
+    withSecurity(transform, (_req, res) => {
       res.end('ok');
     }),
   );

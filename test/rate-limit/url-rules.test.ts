@@ -9,7 +9,7 @@ import {
   type RateLimitOptions,
   type SecurityEvent,
 } from '../../src/index.js';
-import { secureHandler } from '../../src/node/index.js';
+import { withSecurity } from '../../src/node/index.js';
 import { recordEvents } from '../support/events.js';
 import { testClock, type TestClock } from '../support/clock.js';
 import { listen, type TestServer } from '../support/server.js';
@@ -26,7 +26,7 @@ async function serve(
     .configAuthenticator(testAuthenticator)
     .configAuthorizer(() => configure(AuthorizationManager.requestMatcher().httpBasic()));
   const server = await listen(
-    secureHandler(transform, (req, res) => {
+    withSecurity(transform, (req, res) => {
       res.end(`ok ${req.user?.username ?? 'anonymous'}`);
     }),
   );
@@ -268,7 +268,7 @@ describe('URL rules: configuration', () => {
         .anyRequest(Access.permitAll()),
     );
     const server = await listen(
-      secureHandler(transform, (_req, res) => {
+      withSecurity(transform, (_req, res) => {
         res.end('ok');
       }),
     );

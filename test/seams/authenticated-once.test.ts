@@ -1,6 +1,6 @@
 /**
  * A request authenticated once is never authenticated again downstream: behind
- * `secureHandler` (node), `secure` (Fetch) or the Fastify plugin, the tRPC and GraphQL
+ * `withSecurity` (node), `secure` (Fetch) or the Fastify plugin, the tRPC and GraphQL
  * context factories reuse the pipeline's outcome instead of calling the authenticator
  * a second time (they called it twice). And no bypass: a request that did not go
  * through the pipeline is still authenticated, whatever property a client-controlled
@@ -22,10 +22,10 @@ import {
   User,
   type Authenticator,
 } from '../../src/index.js';
-import { portcullis } from '../../src/fastify/index.js';
-import { secure } from '../../src/fetch/index.js';
+import { security as fastifySecurity } from '../../src/fastify/index.js';
+import { withSecurity as withFetchSecurity } from '../../src/fetch/index.js';
 import { createSecurityContext as graphqlContext } from '../../src/graphql/index.js';
-import { secureHandler } from '../../src/node/index.js';
+import { withSecurity } from '../../src/node/index.js';
 import {
   createProcedures,
   createSecurityContext as trpcContext,
@@ -90,7 +90,7 @@ describe('tRPC behind the node pipeline', () => {
       createContext: trpcContext({ authenticator: shared, router }),
     });
     const server = await listen(
-      secureHandler(
+      withSecurity(
         pipeline(() => shared),
         (req, res) => {
           handler(req, res);
@@ -108,7 +108,7 @@ describe('tRPC behind the node pipeline', () => {
     const other = countingAuthenticator();
     const handler = createHTTPHandler({ router, createContext: trpcSecurity });
     const server = await listen(
-      secureHandler(
+      withSecurity(
         pipeline(() => other),
         (req, res) => {
           handler(req, res);
@@ -132,7 +132,7 @@ describe('tRPC behind the node pipeline', () => {
       }),
     });
     const server = await listen(
-      secureHandler(
+      withSecurity(
         pipeline(() => shared),
         (req, res) => {
           handler(req, res);
@@ -180,7 +180,7 @@ describe('tRPC behind the Fetch pipeline', () => {
   }
 
   it('calls the authenticator once per request behind secure', async () => {
-    const secured = secure(
+    const secured = withFetchSecurity(
       pipeline(() => shared),
       (request) => handle(request),
     );
@@ -204,7 +204,7 @@ describe('tRPC behind the Fastify plugin', () => {
   it('calls the authenticator once per request', async () => {
     const shared = countingAuthenticator();
     const app = Fastify();
-    await app.register(portcullis, { transform: pipeline(() => shared) });
+    await app.register(fastifySecurity, { transform: pipeline(() => shared) });
     await app.register(fastifyTRPCPlugin, {
       prefix: '/trpc',
       trpcOptions: { router, createContext: trpcContext({ authenticator: shared, router }) },
@@ -231,12 +231,12 @@ describe('GraphQL over graphql-http', () => {
     return ((await response.json()) as { data: { me: unknown } }).data.me;
   }
 
-  it('calls the authenticator once per request behind secureHandler', async () => {
+  it('calls the authenticator once per request behind withSecurity', async () => {
     const shared = countingAuthenticator();
     const security = graphqlContext({ authenticator: shared });
     const handler = createHandler({ schema, rootValue, context: (req) => security(req) });
     const server = await listen(
-      secureHandler(
+      withSecurity(
         pipeline(() => shared),
         (req, res) => handler(req, res),
       ),

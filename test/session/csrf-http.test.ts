@@ -6,7 +6,7 @@ import {
   AuthorizationManager,
   SecurityTransform,
 } from '../../src/index.js';
-import { secureHandler } from '../../src/node/index.js';
+import { withSecurity } from '../../src/node/index.js';
 import { basic, listen, type TestServer } from '../support/server.js';
 import {
   ALICE,
@@ -67,7 +67,7 @@ describe('CSRF over HTTP (node adapter, requestMatcher with a login URL)', () =>
           .anyRequest(new Access().authenticated()),
       );
     server = await listen(
-      secureHandler(transform, (req, res) => {
+      withSecurity(transform, (req, res) => {
         res.setHeader('content-type', 'text/plain');
         res.end(`${req.method ?? ''} ${req.user?.username ?? 'anonymous'}`);
       }),

@@ -1,6 +1,6 @@
 /** HTTP Basic requests to a throttled site, over node `http` or through the Fetch adapter. */
-import { secure } from '../../src/fetch/index.js';
-import { secureHandler } from '../../src/node/index.js';
+import { withSecurity as withFetchSecurity } from '../../src/fetch/index.js';
+import { withSecurity } from '../../src/node/index.js';
 import type { LoginThrottleOptions } from '../../src/throttle/index.js';
 import { listen, type TestServer } from '../support/server.js';
 import { basic, makeSite, type Site } from './support.js';
@@ -32,7 +32,7 @@ async function answerOf(response: Response): Promise<Answer> {
 export async function nodeHarness(options: LoginThrottleOptions = {}): Promise<Harness> {
   const site = makeSite(options);
   const server: TestServer = await listen(
-    secureHandler(site.transform, (_req, res) => {
+    withSecurity(site.transform, (_req, res) => {
       res.end('secret');
     }),
   );
@@ -55,9 +55,13 @@ export async function nodeHarness(options: LoginThrottleOptions = {}): Promise<H
 export function fetchHarness(options: LoginThrottleOptions = {}): Harness {
   const site = makeSite(options);
   // The runtime's extra argument is the client's address (as Bun's server would tell it).
-  const handler = secure<[address: string]>(site.transform, () => new Response('secret'), {
-    clientAddress: (_request, address) => address,
-  });
+  const handler = withFetchSecurity<[address: string]>(
+    site.transform,
+    () => new Response('secret'),
+    {
+      clientAddress: (_request, address) => address,
+    },
+  );
   return {
     site,
     send: async (username, password, address = '192.0.2.1') =>

@@ -2,10 +2,14 @@ import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Access, AuthorizationManager, SecurityTransform } from '../../src/index.js';
-import { portcullis, portcullisTokenEndpoints } from '../../src/fastify/index.js';
-import { honoSecurity, secure, type PortcullisVariables } from '../../src/fetch/index.js';
+import { security as fastifySecurity, portcullisTokenEndpoints } from '../../src/fastify/index.js';
+import {
+  honoSecurity,
+  withSecurity as withFetchSecurity,
+  type PortcullisVariables,
+} from '../../src/fetch/index.js';
 import type { TokenEndpoints } from '../../src/jwt/index.js';
-import { secureHandler } from '../../src/node/index.js';
+import { withSecurity } from '../../src/node/index.js';
 import { listen } from '../support/server.js';
 import { endpointsOf, makeFixture, tokensOf, type Fixture } from './support.js';
 
@@ -28,19 +32,19 @@ type Start = (
 
 const adapters: [string, Start][] = [
   [
-    'node secureHandler',
+    'node withSecurity',
     async (fixture, endpoints) =>
       listen(
-        secureHandler(transformFor(fixture, endpoints), async (req, res) => {
+        withSecurity(transformFor(fixture, endpoints), async (req, res) => {
           if (await endpoints.node(req, res)) return;
           res.end(`hello ${req.user?.username ?? 'anonymous'}`);
         }),
       ),
   ],
   [
-    'Fetch secure()',
+    'Fetch withFetchSecurity()',
     async (fixture, endpoints) => {
-      const handler = secure(
+      const handler = withFetchSecurity(
         transformFor(fixture, endpoints),
         async (request, { user }) =>
           (await endpoints.fetch(request)) ??
@@ -73,7 +77,7 @@ const adapters: [string, Start][] = [
     'Fastify plugins',
     async (fixture, endpoints) => {
       const app = Fastify();
-      await app.register(portcullis, { transform: transformFor(fixture, endpoints) });
+      await app.register(fastifySecurity, { transform: transformFor(fixture, endpoints) });
       await app.register(portcullisTokenEndpoints, { endpoints });
       app.get('/profile', (request) => `hello ${request.user?.username ?? 'anonymous'}`);
       app.post('/echo', (request) => request.body);
