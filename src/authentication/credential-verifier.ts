@@ -138,7 +138,7 @@ export class CredentialVerifier {
   }
 
   /** {@link CredentialVerifier.#attempt}, admitted by the throttle and its result recorded there. */
-  async #throttled(
+  #throttled(
     key: string,
     names: Set<string>,
     username: string,
@@ -147,19 +147,12 @@ export class CredentialVerifier {
   ): Promise<VerificationOutcome> {
     const throttle = this.#config.throttle;
     if (throttle === undefined) return this.#attempt(key, names, username, password);
-    // A synchronous store (memory) admits without a turn of the event loop.
-    const admitted = throttle.admit(username, request);
-    const attempt = isPromiseLike(admitted) ? await admitted : admitted;
-    let outcome: VerificationOutcome;
-    try {
-      outcome = await this.#attempt(key, names, username, password);
-    } catch (error) {
-      await attempt.settle('unchecked');
-      throw error;
-    }
-    const settled = attempt.settle(throttleResult(outcome));
-    if (isPromiseLike(settled)) await settled;
-    return outcome;
+    return throttle.guard(
+      username,
+      request,
+      () => this.#attempt(key, names, username, password),
+      throttleResult,
+    );
   }
 
   async #attempt(

@@ -85,6 +85,39 @@ export class LoginThrottle {
   }
 
   /**
+   * Admits, runs and settles one check: {@link LoginThrottle.admit} (which throws
+   * when throttled, before `check` runs), then `check`, then the attempt settled with
+   * `resultOf` of its value — or `unchecked` when `check` throws (the error is
+   * rethrown). A synchronous store admits and settles without a turn of the event
+   * loop.
+   *
+   * @example
+   * ```ts
+   * const user = await throttle.guard(username, request, () => verify(username, password),
+   *   (found) => (found ? 'matched' : 'failed'));
+   * ```
+   */
+  async guard<T>(
+    username: string | undefined,
+    request: LimitedRequest | undefined,
+    check: () => Promise<T>,
+    resultOf: (value: T) => LoginAttemptResult,
+  ): Promise<T> {
+    const admitted = this.admit(username, request);
+    const attempt = isPromiseLike(admitted) ? await admitted : admitted;
+    let value: T;
+    try {
+      value = await check();
+    } catch (error) {
+      await attempt.settle('unchecked');
+      throw error;
+    }
+    const settled = attempt.settle(resultOf(value));
+    if (isPromiseLike(settled)) await settled;
+    return value;
+  }
+
+  /**
    * A credential naming `username` is about to be checked: counts the attempt, or
    * throws a {@link TooManyRequestsError} when the username or the client's address
    * is throttled (nothing is checked then). Throws an `UnavailableError` when the

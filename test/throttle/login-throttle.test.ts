@@ -305,3 +305,43 @@ describe('LoginThrottle events', () => {
     expect(text).not.toContain(basic);
   });
 });
+
+describe('LoginThrottle.guard', () => {
+  it('counts a failed check, takes back a matched one, and refuses before the check once throttled', async () => {
+    const { throttle, keyOf, count } = setup();
+    const request = requestFrom(ATTACKER);
+    let checks = 0;
+    const check = (right: boolean) => () => {
+      checks++;
+      return Promise.resolve(right);
+    };
+    const resultOf = (right: boolean): LoginAttemptResult => (right ? 'matched' : 'failed');
+    expect(await throttle.guard('alice', request, check(false), resultOf)).toBe(false);
+    expect(count(keyOf('login:u:'))).toBe(1);
+    expect(await throttle.guard('alice', request, check(true), resultOf)).toBe(true);
+    expect(count(keyOf('login:u:'))).toBe(0); // a right password forgets the username's count
+    for (let i = 0; i < 5; i++) await throttle.guard('alice', request, check(false), resultOf);
+    const before = checks;
+    const refused = await throttle
+      .guard('alice', request, check(true), resultOf)
+      .catch((error: unknown) => error);
+    refusal(refused, 'username', 60);
+    expect(checks).toBe(before); // never ran
+  });
+
+  it('settles a check that throws as unchecked (taken back) and rethrows its error', async () => {
+    const { throttle, keyOf, count } = setup();
+    const broken = new Error('repository down');
+    const thrown = await throttle
+      .guard(
+        'alice',
+        requestFrom(ATTACKER),
+        () => Promise.reject(broken),
+        () => 'failed',
+      )
+      .catch((error: unknown) => error);
+    expect(thrown).toBe(broken);
+    expect(count(keyOf('login:u:'))).toBe(0);
+    expect(count(keyOf('login:a:'))).toBe(0);
+  });
+});
