@@ -9,7 +9,8 @@ import tseslint from 'typescript-eslint';
  * Which way imports run (DESIGN.md): adapters → transform → authorization /
  * authentication → expression / password / throttle → users → stores → core. The
  * Redis stores (`redis`) implement the protocols' store interfaces and sit beside the
- * adapters. Each zone lists the folders a folder must not import from.
+ * adapters; the `portcullis` command (`cli`) sits above all, and nothing imports it.
+ * Each zone lists the folders a folder must not import from.
  */
 const src = './src';
 const adapters = ['node', 'fetch', 'fastify', 'trpc', 'graphql'];
@@ -32,6 +33,7 @@ const everyFolder = [
   'redis',
   ...protocols,
   ...adapters,
+  'cli',
 ];
 const others = (/** @type {string[]} */ allowed) =>
   everyFolder.filter((f) => !allowed.includes(f)).map((f) => `${src}/${f}`);
@@ -109,8 +111,11 @@ const zones = [
   })),
   ...adapters.map((a) => ({
     target: `${src}/${a}`,
-    from: adapters.filter((b) => b !== a).map((b) => `${src}/${b}`),
+    from: [...adapters.filter((b) => b !== a), 'cli'].map((b) => `${src}/${b}`),
   })),
+  // cli/ holds the package-wide `portcullis` command: it reads the GraphQL schema
+  // checks, and nothing imports it.
+  { target: `${src}/cli`, from: others(['core', 'lib', 'expression', 'graphql', 'cli']) },
 ];
 const outside = ['./examples', './test', './bench'];
 

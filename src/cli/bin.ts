@@ -3,7 +3,7 @@
 
 try {
   // Loaded here, so a missing peer (graphql) is reported rather than crashing.
-  const { main } = await import('./cli.js');
+  const { main } = await import('./check-schema.js');
   process.exitCode = await main(process.argv.slice(2), {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),

@@ -11,11 +11,11 @@ import {
   type DocumentNode,
 } from 'graphql';
 import type { ExpressionFunctions } from '../expression/index.js';
-import { analyzeSchema, type DefaultPolicy } from './analyze.js';
-import { DIRECTIVE_NAMES, securityDirectivesTypeDefs } from './directives.js';
-import { formatProblem } from './errors.js';
-import { resolveSettings } from './options.js';
-import { rateLimitDirectiveTypeDefs } from './rate-limits.js';
+import { analyzeSchema, type DefaultPolicy } from '../graphql/analyze.js';
+import { DIRECTIVE_NAMES, securityDirectivesTypeDefs } from '../graphql/directives.js';
+import { formatProblem } from '../graphql/errors.js';
+import { resolveSettings } from '../graphql/options.js';
+import { rateLimitDirectiveTypeDefs } from '../graphql/rate-limits.js';
 
 /** Where the command writes; `process.stdout` / `process.stderr` in the binary. */
 export interface CliOutput {

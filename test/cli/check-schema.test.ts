@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/graphql/cli.js';
+import { main } from '../../src/cli/check-schema.js';
 import { securityDirectivesTypeDefs } from '../../src/graphql/index.js';
 
 let dir: string;
@@ -136,7 +136,7 @@ describe('portcullis check-schema', () => {
 
   it('runs as the portcullis command', async () => {
     const path = await file('bin.graphql', 'type Query { a: Int @secured(roles: []) }');
-    const bin = join(import.meta.dirname, '../../src/graphql/bin.ts');
+    const bin = join(import.meta.dirname, '../../src/cli/bin.ts');
     const run = promisify(execFile);
     const failure = await run(process.execPath, ['--import', 'tsx', bin, 'check-schema', path], {
       encoding: 'utf8',

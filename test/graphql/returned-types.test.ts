@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/graphql/cli.js';
+import { main } from '../../src/cli/check-schema.js';
 import { ADMIN, ALICE, denials, run, secureSchema, userWith } from './schema.js';
 
 const OPS = userWith('olga', ['OPS']);

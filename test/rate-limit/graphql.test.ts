@@ -23,7 +23,7 @@ import {
   securityDirectives,
   type SecurityDirectivesOptions,
 } from '../../src/graphql/index.js';
-import { main } from '../../src/graphql/cli.js';
+import { main } from '../../src/cli/check-schema.js';
 import { testClock } from '../support/clock.js';
 import { recordEvents } from '../support/events.js';
 import { listen, type TestServer } from '../support/server.js';
