@@ -1,21 +1,66 @@
 /**
- * Errors of portcullis: every runtime failure is a {@link PortcullisError} with a
- * stable `code`; every misconfiguration is a {@link ConfigurationError}, which is a
- * `TypeError` naming the option. No message ever contains a password, a token, a
- * secret or a credential.
+ * Errors of portcullis, in one style:
+ *
+ * - Every runtime failure is a {@link PortcullisError}: one subclass per area (a
+ *   `JwtError` for tokens, an `OAuth2Error` for login with a provider, …) or per
+ *   failure (`AccessDeniedError`), each with a `readonly code` typed as the union of
+ *   the literal `ERR_…` codes that class can carry (one literal for a per-failure
+ *   class). The code is stable: branch on it, never on the message. A failure that
+ *   has its own handling has its own code, never a second field to read (no `reason`).
+ * - Every misconfiguration is a {@link ConfigurationError}: a `TypeError` (as helmet
+ *   and iron-session throw), thrown when the configuration is built, with the same
+ *   shape (`code` `ERR_INVALID_OPTION`, and `option`).
+ * - {@link isPortcullisError} tells both apart from anything else, so one `catch`
+ *   can branch on `code` for every error portcullis throws.
+ * - `name` is the class name; no message ever contains a password, a token, a
+ *   secret or a credential.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await handle(request);
+ * } catch (error) {
+ *   if (!isPortcullisError(error)) throw error;
+ *   switch (error.code) {
+ *     case 'ERR_JWT_EXPIRED': …
+ *     case 'ERR_INVALID_OPTION': …
+ *   }
+ * }
+ * ```
  *
  * @module portcullis
  */
 
-/** Base class of portcullis' runtime errors. Branch on `code`, never on `message`. */
-export class PortcullisError extends Error {
+/**
+ * Base class of portcullis' runtime errors. Abstract: each subclass declares its
+ * `code` as the literal `ERR_…` codes it can carry. Branch on `code`, never on
+ * `message`; `name` is the class name.
+ */
+export abstract class PortcullisError extends Error {
   /** A stable machine-readable code, e.g. `ERR_ACCESS_DENIED`. */
-  readonly code: string = 'ERR_PORTCULLIS';
+  abstract readonly code: string;
 
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
   }
+}
+
+/**
+ * Whether `error` is an error portcullis throws: a {@link PortcullisError} (a runtime
+ * failure) or a {@link ConfigurationError} (a misconfiguration, which is a
+ * `TypeError` and so not a `PortcullisError`). Either way it has a stable `code` to
+ * branch on.
+ *
+ * @example
+ * ```ts
+ * catch (error) {
+ *   if (isPortcullisError(error)) log.warn({ code: error.code });
+ * }
+ * ```
+ */
+export function isPortcullisError(error: unknown): error is PortcullisError | ConfigurationError {
+  return error instanceof PortcullisError || error instanceof ConfigurationError;
 }
 
 /**
@@ -45,23 +90,65 @@ export class AccessDeniedError extends PortcullisError {
 }
 
 /**
- * The firewall refused a request whose path is not in normal form. Maps to HTTP 400.
- * `reason` is one of {@link FirewallRejectionReason}.
+ * The stable codes of {@link RequestRejectedError}: `ERR_REQUEST_REJECTED_` and the
+ * firewall's reason (`FirewallRejectionReason`) in upper snake case, e.g.
+ * `encoded-slash` → `ERR_REQUEST_REJECTED_ENCODED_SLASH`.
+ */
+export type RequestRejectedErrorCode =
+  | 'ERR_REQUEST_REJECTED_METHOD_NOT_ALLOWED'
+  | 'ERR_REQUEST_REJECTED_PATH_TOO_LONG'
+  | 'ERR_REQUEST_REJECTED_FRAGMENT'
+  | 'ERR_REQUEST_REJECTED_PATH_NOT_ABSOLUTE'
+  | 'ERR_REQUEST_REJECTED_MALFORMED_ENCODING'
+  | 'ERR_REQUEST_REJECTED_NULL_CHARACTER'
+  | 'ERR_REQUEST_REJECTED_LINE_BREAK'
+  | 'ERR_REQUEST_REJECTED_CONTROL_CHARACTER'
+  | 'ERR_REQUEST_REJECTED_ENCODED_SLASH'
+  | 'ERR_REQUEST_REJECTED_BACKSLASH'
+  | 'ERR_REQUEST_REJECTED_SEMICOLON'
+  | 'ERR_REQUEST_REJECTED_ENCODED_PERCENT'
+  | 'ERR_REQUEST_REJECTED_ENCODED_PERIOD'
+  | 'ERR_REQUEST_REJECTED_DOUBLE_SLASH'
+  | 'ERR_REQUEST_REJECTED_DOT_SEGMENT'
+  | 'ERR_REQUEST_REJECTED_AMBIGUOUS_CASE_FOLDING'
+  | 'ERR_REQUEST_REJECTED_DUPLICATE_HEADER'
+  | 'ERR_REQUEST_REJECTED_INVALID_HOST'
+  | 'ERR_REQUEST_REJECTED_HOST_NOT_ALLOWED';
+
+/**
+ * The firewall refused a request whose path or headers are not in normal form.
+ * Maps to HTTP 400. The `code` names the failure (see {@link RequestRejectedErrorCode});
+ * the message never echoes the path.
+ *
+ * @example
+ * ```ts
+ * new RequestRejectedError('ERR_REQUEST_REJECTED_ENCODED_SLASH').message;
+ * // 'The request was rejected (encoded slash)'
+ * ```
  */
 export class RequestRejectedError extends PortcullisError {
-  override readonly code = 'ERR_REQUEST_REJECTED';
-  readonly reason: string;
+  override readonly code: RequestRejectedErrorCode;
 
-  constructor(reason: string) {
-    super(`The request was rejected because ${reason.replaceAll('-', ' ')}`);
-    this.reason = reason;
+  constructor(code: RequestRejectedErrorCode, options?: ErrorOptions) {
+    const what = code.slice('ERR_REQUEST_REJECTED_'.length).toLowerCase().replaceAll('_', ' ');
+    super(`The request was rejected (${what})`, options);
+    this.code = code;
   }
 }
 
-/** A password could not be encoded or an encoded password is not in a known format. */
-export class PasswordEncodingError extends PortcullisError {
-  override readonly code = 'ERR_PASSWORD_ENCODING';
-}
+/**
+ * The stable codes of the {@link UnavailableError} family: `ERR_UNAVAILABLE` (the
+ * class itself), `ERR_TOO_MANY_REQUESTS` ({@link TooManyRequestsError}),
+ * `ERR_DEADLINE_EXCEEDED` ({@link DeadlineExceededError}), `ERR_STORE_UNAVAILABLE`
+ * ({@link StoreUnavailableError}) and `ERR_STORE_FULL` (an in-memory store full of
+ * live records: `MemoryStoreFullError` and its subclasses).
+ */
+export type UnavailableErrorCode =
+  | 'ERR_UNAVAILABLE'
+  | 'ERR_TOO_MANY_REQUESTS'
+  | 'ERR_DEADLINE_EXCEEDED'
+  | 'ERR_STORE_UNAVAILABLE'
+  | 'ERR_STORE_FULL';
 
 /**
  * A dependency of the security pipeline could not answer (a deadline passed, a store
@@ -75,7 +162,7 @@ export class PasswordEncodingError extends PortcullisError {
  * ```
  */
 export class UnavailableError extends PortcullisError {
-  override readonly code: string = 'ERR_UNAVAILABLE';
+  override readonly code: UnavailableErrorCode = 'ERR_UNAVAILABLE';
   /**
    * Whole seconds, at least 1, after which the client may retry: the `Retry-After`
    * header's value as it is (RFC 9110 §10.2.3).
@@ -166,8 +253,11 @@ export class DeadlineExceededError extends UnavailableError {
 
 /**
  * A misconfiguration, found when the configuration is built (never at request time).
- * It is a `TypeError` (as helmet and iron-session throw) with `code`
- * `ERR_INVALID_OPTION` and the name of the offending option in `option`.
+ * It is a `TypeError` (as helmet and iron-session throw: a wrong option is a wrong
+ * argument, and `catch (e) { if (e instanceof TypeError) … }` keeps working), so it
+ * is not a {@link PortcullisError}; it has the same shape, `code`
+ * (`ERR_INVALID_OPTION`) and `name`, and the name of the offending option in
+ * `option`. {@link isPortcullisError} accepts both.
  *
  * @example
  * ```ts

@@ -5,12 +5,14 @@ export {
   AuthenticationRequiredError,
   ConfigurationError,
   DeadlineExceededError,
-  PasswordEncodingError,
   PortcullisError,
   RequestRejectedError,
   StoreUnavailableError,
   TooManyRequestsError,
   UnavailableError,
+  isPortcullisError,
+  type RequestRejectedErrorCode,
+  type UnavailableErrorCode,
 } from './errors.js';
 export {
   Outcome,
@@ -58,4 +60,5 @@ export {
   type Authorizer,
   type SecurityResponse,
 } from './security.js';
+export type { BodyReader, SecurityRoutes } from './routes.js';
 export { User, type AccountState } from './user.js';

@@ -1,4 +1,4 @@
-import { UnavailableError } from '../core/errors.js';
+import { MemoryStoreFullError } from '../stores/errors.js';
 
 /** One refresh: the presented token of a family is exchanged for the next one. */
 export interface RefreshRotation {
@@ -72,16 +72,12 @@ export interface RefreshTokenStore {
 /**
  * The refresh-token store is full of live records: the rotation or revocation was
  * refused rather than forgetting a spent token (which would re-open replay). An
- * operational failure, not a bad token: an `UnavailableError` (503 with
- * `Retry-After`). Raise `maxEntries` or use a shared store.
+ * operational failure, not a bad token: a `MemoryStoreFullError` (`code`
+ * `ERR_STORE_FULL`, `store` `memory refresh-token store`), so an `UnavailableError`
+ * (503 with `Retry-After`). Raise `maxEntries` or use a shared store.
  */
-export class RefreshStoreFullError extends UnavailableError {
-  override readonly code = 'ERR_REFRESH_STORE_FULL';
-  /** The store's capacity. */
-  readonly maxEntries: number;
-
+export class RefreshStoreFullError extends MemoryStoreFullError {
   constructor(maxEntries: number) {
-    super(`The refresh-token store is full (${maxEntries} live records)`, 5);
-    this.maxEntries = maxEntries;
+    super('memory refresh-token store', maxEntries);
   }
 }

@@ -106,7 +106,7 @@ SELECT username FROM ${t.accounts} WHERE provider = $1 AND subject = $2 AND NOT 
     const { rows } = await this.#query(this.#link, [provider, subject, username]);
     if (rows.length === 0) {
       // Linked by another statement and deleted since (its user was deleted).
-      throw new UserRepositoryError('user-not-found', username);
+      throw new UserRepositoryError('ERR_USER_NOT_FOUND', username);
     }
     return usernameOf(rows[0], provider);
   }
@@ -115,7 +115,11 @@ SELECT username FROM ${t.accounts} WHERE provider = $1 AND subject = $2 AND NOT 
 function usernameOf(row: Record<string, unknown> | undefined, provider: string): string {
   const username = row?.['username'];
   if (typeof username !== 'string' || username === '') {
-    throw new UserRepositoryError('malformed-record', `(${provider} account link)`, 'username');
+    throw new UserRepositoryError(
+      'ERR_USER_RECORD_MALFORMED',
+      `(${provider} account link)`,
+      'username',
+    );
   }
   return username;
 }

@@ -104,7 +104,7 @@ export class DelegatingPasswordEncoder implements PasswordEncoder {
 
   /**
    * Encodes with the default encoder and prefixes its id: `{argon2}$argon2id$…`.
-   * Throws a {@link PasswordEncodingFailedError} (`no-default-encoder`) when no
+   * Throws a {@link PasswordEncodingFailedError} (`ERR_PASSWORD_NO_DEFAULT_ENCODER`) when no
    * default id was set.
    */
   async encode(raw: string): Promise<string> {
@@ -112,7 +112,7 @@ export class DelegatingPasswordEncoder implements PasswordEncoder {
     const encoder = id === undefined ? undefined : this.#encoders.get(id);
     if (id === undefined || !encoder) {
       throw new PasswordEncodingFailedError(
-        'no-default-encoder',
+        'ERR_PASSWORD_NO_DEFAULT_ENCODER',
         'No default password encoder is set (call defaultEncoder(id))',
       );
     }

@@ -1,28 +1,50 @@
-import { PasswordEncodingError } from '../core/errors.js';
+import { PortcullisError } from '../core/errors.js';
 
 /**
- * Why a {@link PasswordEncoder} refused to encode:
+ * Why a {@link PasswordEncoder} refused to encode, one stable code per failure:
  *
- * - `invalid-password`: the raw password is not a string, or is not well-formed
- *   UTF-16 (it holds a lone surrogate, which UTF-8 would silently turn into U+FFFD);
- * - `password-too-long`: the raw password is longer than `maxPasswordLength`;
- * - `no-default-encoder`: a {@link DelegatingPasswordEncoder} has no default id;
- * - `hash-failed`: the hash function itself failed (see `cause`).
+ * - `ERR_PASSWORD_MALFORMED`: the raw password is not a string, or is not
+ *   well-formed UTF-16 (it holds a lone surrogate, which UTF-8 would silently turn
+ *   into U+FFFD);
+ * - `ERR_PASSWORD_TOO_LONG`: the raw password is longer than `maxPasswordLength`;
+ * - `ERR_PASSWORD_NO_DEFAULT_ENCODER`: a {@link DelegatingPasswordEncoder} has no
+ *   default id;
+ * - `ERR_PASSWORD_HASH_FAILED`: the hash function itself failed (see `cause`).
  */
-export type PasswordEncodingFailureReason =
-  'invalid-password' | 'password-too-long' | 'no-default-encoder' | 'hash-failed';
+export type PasswordEncodingFailureCode =
+  | 'ERR_PASSWORD_MALFORMED'
+  | 'ERR_PASSWORD_TOO_LONG'
+  | 'ERR_PASSWORD_NO_DEFAULT_ENCODER'
+  | 'ERR_PASSWORD_HASH_FAILED';
 
 /**
- * A password could not be encoded. A {@link PasswordEncodingError} (`code`
- * `ERR_PASSWORD_ENCODING`) with the machine-readable `reason`. The message never
+ * The stable codes of {@link PasswordEncodingError}: `ERR_PASSWORD_ENCODING` for an
+ * error made with only a message (as a custom encoder may throw), else one of
+ * {@link PasswordEncodingFailureCode}.
+ */
+export type PasswordEncodingErrorCode = 'ERR_PASSWORD_ENCODING' | PasswordEncodingFailureCode;
+
+/**
+ * A password could not be encoded: the error of the password area. portcullis's
+ * encoders throw its subclass {@link PasswordEncodingFailedError}, whose `code`
+ * names the failure; `new PasswordEncodingError(message)` (for a custom
+ * {@link PasswordEncoder}) has `code` `ERR_PASSWORD_ENCODING`. The message never
  * contains the password.
+ */
+export class PasswordEncodingError extends PortcullisError {
+  override readonly code: PasswordEncodingErrorCode = 'ERR_PASSWORD_ENCODING';
+}
+
+/**
+ * A password could not be encoded, with the failure's stable `code` (see
+ * {@link PasswordEncodingFailureCode}). The message never contains the password.
  *
  * @example
  * ```ts
  * try {
  *   await encoder.encode(input);
  * } catch (error) {
- *   if (error instanceof PasswordEncodingFailedError && error.reason === 'password-too-long') {
+ *   if (error instanceof PasswordEncodingError && error.code === 'ERR_PASSWORD_TOO_LONG') {
  *     // tell the user the password is too long
  *   }
  * }
@@ -30,10 +52,10 @@ export type PasswordEncodingFailureReason =
  */
 export class PasswordEncodingFailedError extends PasswordEncodingError {
   /** Why encoding failed; stable, branch on it. */
-  readonly reason: PasswordEncodingFailureReason;
+  override readonly code: PasswordEncodingFailureCode;
 
-  constructor(reason: PasswordEncodingFailureReason, message: string, options?: ErrorOptions) {
+  constructor(code: PasswordEncodingFailureCode, message: string, options?: ErrorOptions) {
     super(message, options);
-    this.reason = reason;
+    this.code = code;
   }
 }

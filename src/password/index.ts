@@ -9,7 +9,12 @@ export {
   DelegatingPasswordEncoder,
   type DelegatingPasswordEncoderOptions,
 } from './delegating-password-encoder.js';
-export { PasswordEncodingFailedError, type PasswordEncodingFailureReason } from './errors.js';
+export {
+  PasswordEncodingError,
+  PasswordEncodingFailedError,
+  type PasswordEncodingErrorCode,
+  type PasswordEncodingFailureCode,
+} from './errors.js';
 export { NoOpPasswordEncoder, type NoOpPasswordEncoderOptions } from './noop-password-encoder.js';
 export type { PasswordEncoder, RawPasswordOptions } from './password-encoder.js';
 export {

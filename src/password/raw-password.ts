@@ -28,17 +28,20 @@ export function isAcceptablePassword(raw: unknown, maxLength: number): raw is st
  */
 export function requirePassword(raw: unknown, maxLength: number): string {
   if (typeof raw !== 'string') {
-    throw new PasswordEncodingFailedError('invalid-password', 'The password must be a string');
+    throw new PasswordEncodingFailedError(
+      'ERR_PASSWORD_MALFORMED',
+      'The password must be a string',
+    );
   }
   if (raw.length > maxLength) {
     throw new PasswordEncodingFailedError(
-      'password-too-long',
+      'ERR_PASSWORD_TOO_LONG',
       `The password is longer than ${maxLength} characters`,
     );
   }
   if (LONE_SURROGATE.test(raw)) {
     throw new PasswordEncodingFailedError(
-      'invalid-password',
+      'ERR_PASSWORD_MALFORMED',
       'The password is not well-formed UTF-16 (it contains a lone surrogate)',
     );
   }
@@ -47,5 +50,9 @@ export function requirePassword(raw: unknown, maxLength: number): string {
 
 /** Wraps a failure of the hash function. @internal */
 export function hashFailed(algorithm: string, cause: unknown): PasswordEncodingFailedError {
-  return new PasswordEncodingFailedError('hash-failed', `${algorithm} hashing failed`, { cause });
+  return new PasswordEncodingFailedError(
+    'ERR_PASSWORD_HASH_FAILED',
+    `${algorithm} hashing failed`,
+    { cause },
+  );
 }

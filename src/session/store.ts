@@ -1,5 +1,6 @@
-import { ConfigurationError, UnavailableError } from '../core/errors.js';
+import { ConfigurationError } from '../core/errors.js';
 import { requireInteger } from '../core/validate.js';
+import { MemoryStoreFullError } from '../stores/errors.js';
 
 /**
  * Where sessions are revoked and their activity recorded. A sealed cookie cannot be
@@ -36,15 +37,15 @@ export interface SessionStore {
 }
 
 /**
- * The in-memory session store is full of live records: the operation is refused
- * rather than forget a revocation. An operational failure, not a bad cookie: an
- * `UnavailableError` (503 with `Retry-After`).
+ * The in-memory session store is full of live revocations: the operation is refused
+ * rather than forget one. An operational failure, not a bad cookie: a
+ * `MemoryStoreFullError` (`code` `ERR_STORE_FULL`, `store` `memory session store`,
+ * `maxEntries` its `maxRevocations`), so an `UnavailableError` (503 with
+ * `Retry-After`).
  */
-export class SessionStoreFullError extends UnavailableError {
-  override readonly code = 'ERR_SESSION_STORE_FULL';
-
-  constructor() {
-    super('The session store is full of live records', 5);
+export class SessionStoreFullError extends MemoryStoreFullError {
+  constructor(maxEntries: number) {
+    super('memory session store', maxEntries);
   }
 }
 
@@ -143,6 +144,6 @@ export class MemorySessionStore implements SessionStore {
     for (const [sid, expires] of this.#sessions) if (expires <= now) this.#sessions.delete(sid);
     for (const [name, record] of this.#users)
       if (record.expiresAtMs <= now) this.#users.delete(name);
-    if (this.size >= this.#maxRevocations) throw new SessionStoreFullError();
+    if (this.size >= this.#maxRevocations) throw new SessionStoreFullError(this.#maxRevocations);
   }
 }

@@ -5,7 +5,10 @@ import { UnavailableError } from '../core/errors.js';
  * not be recorded: the request fails closed (503 with `Retry-After`, it is an
  * `UnavailableError`) rather than forget a live record to make room, which would let
  * a revoked credential or a spent transaction work again. Raise `maxEntries` or use
- * a shared store (`portcullis/redis`).
+ * a shared store (`portcullis/redis`). Every in-memory store that fails so throws
+ * one, with `code` `ERR_STORE_FULL` and `store` naming it: the refresh-token and
+ * session stores throw its subclasses `RefreshStoreFullError` (`portcullis/jwt`) and
+ * `SessionStoreFullError` (`portcullis/session`).
  *
  * @example
  * ```ts

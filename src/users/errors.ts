@@ -1,11 +1,13 @@
 import { PortcullisError } from '../core/errors.js';
 
 /**
- * Why a user repository refused a change or could not read a stored user:
- * `user-exists` (creating a username that is taken), `user-not-found` (updating one
- * that is not there), `malformed-record` (a stored row that is not a valid user).
+ * The stable codes of {@link UserRepositoryError}, one per failure:
+ * `ERR_USER_EXISTS` (creating a username that is taken), `ERR_USER_NOT_FOUND`
+ * (updating one that is not there), `ERR_USER_RECORD_MALFORMED` (a stored row that
+ * is not a valid user).
  */
-export type UserRepositoryErrorReason = 'user-exists' | 'user-not-found' | 'malformed-record';
+export type UserRepositoryErrorCode =
+  'ERR_USER_EXISTS' | 'ERR_USER_NOT_FOUND' | 'ERR_USER_RECORD_MALFORMED';
 
 /**
  * A user repository refused a change, or found a stored user it cannot read. The
@@ -15,31 +17,30 @@ export type UserRepositoryErrorReason = 'user-exists' | 'user-not-found' | 'malf
  * @example
  * ```ts
  * try { await users.createUser(user); }
- * catch (error) { if (error instanceof UserRepositoryError && error.reason === 'user-exists') … }
+ * catch (error) { if (error instanceof UserRepositoryError && error.code === 'ERR_USER_EXISTS') … }
  * ```
  */
 export class UserRepositoryError extends PortcullisError {
-  override readonly code = 'ERR_USER_REPOSITORY';
-  /** What went wrong. */
-  readonly reason: UserRepositoryErrorReason;
-  /** The column or field that was malformed, for `malformed-record`. */
+  /** What went wrong; stable, branch on it. */
+  override readonly code: UserRepositoryErrorCode;
+  /** The column or field that was malformed, for `ERR_USER_RECORD_MALFORMED`. */
   readonly field: string | undefined;
 
   constructor(
-    reason: UserRepositoryErrorReason,
+    code: UserRepositoryErrorCode,
     username: string,
     field?: string,
     options?: ErrorOptions,
   ) {
     const who = JSON.stringify(username.length > 128 ? `${username.slice(0, 128)}…` : username);
     const what =
-      reason === 'user-exists'
+      code === 'ERR_USER_EXISTS'
         ? `a user named ${who} already exists`
-        : reason === 'user-not-found'
+        : code === 'ERR_USER_NOT_FOUND'
           ? `no user named ${who}`
           : `the stored user ${who} is malformed (${field ?? 'record'})`;
     super(what, options);
-    this.reason = reason;
+    this.code = code;
     this.field = field;
   }
 }

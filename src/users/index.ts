@@ -5,7 +5,7 @@
  * @module portcullis
  */
 export type { ManagedUserRepository, UserRepository } from './repository.js';
-export { UserRepositoryError, type UserRepositoryErrorReason } from './errors.js';
+export { UserRepositoryError, type UserRepositoryErrorCode } from './errors.js';
 export {
   MemoryUserRepository,
   type MemoryUserRepositoryOptions,

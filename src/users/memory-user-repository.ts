@@ -67,20 +67,20 @@ export class MemoryUserRepository implements ManagedUserRepository {
     return updated;
   }
 
-  /** Adds a user; throws a `UserRepositoryError` (`user-exists`) when the name is taken. */
+  /** Adds a user; throws a `UserRepositoryError` (`ERR_USER_EXISTS`) when the name is taken. */
   createUser(user: User): void {
     requireUser(user);
     if (this.#users.has(user.username)) {
-      throw new UserRepositoryError('user-exists', user.username);
+      throw new UserRepositoryError('ERR_USER_EXISTS', user.username);
     }
     this.#users.set(user.username, user);
   }
 
-  /** Replaces the user of the same username; throws `user-not-found` when there is none. */
+  /** Replaces the user of the same username; throws `ERR_USER_NOT_FOUND` when there is none. */
   updateUser(user: User): void {
     requireUser(user);
     if (!this.#users.has(user.username)) {
-      throw new UserRepositoryError('user-not-found', user.username);
+      throw new UserRepositoryError('ERR_USER_NOT_FOUND', user.username);
     }
     this.#users.set(user.username, user);
     this.#announce(user.username);

@@ -49,7 +49,7 @@ type Statements = ReturnType<typeof userStatements>;
  * statement each, so they are atomic without a transaction.
  *
  * A stored row that is not a valid user gives a `UserRepositoryError`
- * (`malformed-record`, naming the column, never its value).
+ * (`ERR_USER_RECORD_MALFORMED`, naming the column, never its value).
  *
  * @example
  * ```ts
@@ -95,7 +95,8 @@ export class SqlUserRepository implements ManagedUserRepository {
     if (typeof username !== 'string') return null;
     const rows = await this.#rows(this.#sql.find, [username]);
     if (rows.length === 0) return null;
-    if (rows.length > 1) throw new UserRepositoryError('malformed-record', username, 'username');
+    if (rows.length > 1)
+      throw new UserRepositoryError('ERR_USER_RECORD_MALFORMED', username, 'username');
     return toUser(rows[0] as Record<string, unknown>, username);
   }
 
@@ -113,28 +114,30 @@ export class SqlUserRepository implements ManagedUserRepository {
     return rows.length === 0 ? null : this.findByUsername(user.username);
   }
 
-  /** Adds a user with its roles and authorities; a taken name gives `user-exists`. */
+  /** Adds a user with its roles and authorities; a taken name gives `ERR_USER_EXISTS`. */
   async createUser(user: User): Promise<void> {
     requireUser(user);
     try {
       await this.#rows(this.#sql.create, userParams(user));
     } catch (error) {
       if (sqlState(error) === '23505') {
-        throw new UserRepositoryError('user-exists', user.username, undefined, { cause: error });
+        throw new UserRepositoryError('ERR_USER_EXISTS', user.username, undefined, {
+          cause: error,
+        });
       }
       throw error;
     }
   }
 
   /**
-   * Replaces a user's password, state, roles and authorities; `user-not-found` when
+   * Replaces a user's password, state, roles and authorities; `ERR_USER_NOT_FOUND` when
    * there is none. An expiry time in the future is kept while the user is not
    * flagged expired.
    */
   async updateUser(user: User): Promise<void> {
     requireUser(user);
     const rows = await this.#rows(this.#sql.update, userParams(user));
-    if (rows.length === 0) throw new UserRepositoryError('user-not-found', user.username);
+    if (rows.length === 0) throw new UserRepositoryError('ERR_USER_NOT_FOUND', user.username);
     await this.#announce(user.username);
   }
 
@@ -179,9 +182,9 @@ export class SqlUserRepository implements ManagedUserRepository {
 function toUser(row: Record<string, unknown>, asked: string): User {
   const username = row.username;
   if (typeof username !== 'string')
-    throw new UserRepositoryError('malformed-record', asked, 'username');
+    throw new UserRepositoryError('ERR_USER_RECORD_MALFORMED', asked, 'username');
   const malformed = (field: string): UserRepositoryError =>
-    new UserRepositoryError('malformed-record', username, field);
+    new UserRepositoryError('ERR_USER_RECORD_MALFORMED', username, field);
   const { password, enabled, locked } = row;
   if (typeof password !== 'string' || password === '') throw malformed('password');
   const flags: Record<string, boolean> = {};
@@ -209,7 +212,7 @@ function toUser(row: Record<string, unknown>, asked: string): User {
     // A name with a control character, an empty role: the User's own checks.
     const option = (error as { option?: unknown }).option;
     throw new UserRepositoryError(
-      'malformed-record',
+      'ERR_USER_RECORD_MALFORMED',
       asked,
       typeof option === 'string' ? option : 'record',
     );

@@ -14,10 +14,10 @@ const { PasswordEncodingFailedError } = await import('../../src/password/index.j
 describe('Argon2PasswordEncoder when the native hash fails', () => {
   const encoder = new Argon2PasswordEncoder();
 
-  it('encode throws a PasswordEncodingFailedError (hash-failed) with the cause', async () => {
+  it('encode throws a PasswordEncodingFailedError (ERR_PASSWORD_HASH_FAILED) with the cause', async () => {
     const error: unknown = await encoder.encode('s3cret').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PasswordEncodingFailedError);
-    expect(error).toMatchObject({ code: 'ERR_PASSWORD_ENCODING', reason: 'hash-failed' });
+    expect(error).toMatchObject({ code: 'ERR_PASSWORD_HASH_FAILED' });
     expect((error as Error).cause).toBeInstanceOf(Error);
     expect((error as Error).message).not.toContain('s3cret');
   });

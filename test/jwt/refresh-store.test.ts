@@ -108,7 +108,11 @@ describe('MemoryRefreshTokenStore: bounds (fail closed)', () => {
     const error: unknown = await store.rotate(rotation('f3', 'a', 'b')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RefreshStoreFullError);
     expect(error).toBeInstanceOf(PortcullisError);
-    expect(error).toMatchObject({ code: 'ERR_REFRESH_STORE_FULL', maxEntries: 2 });
+    expect(error).toMatchObject({
+      code: 'ERR_STORE_FULL',
+      store: 'memory refresh-token store',
+      maxEntries: 2,
+    });
     await expect(store.revokeFamily('f3', T0 + HOUR, T0)).rejects.toBeInstanceOf(
       RefreshStoreFullError,
     );

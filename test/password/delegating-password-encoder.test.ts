@@ -205,8 +205,7 @@ describe('DelegatingPasswordEncoder configuration', () => {
   it('refuses to encode without a default id, and has nothing to upgrade to', async () => {
     const encoder = new DelegatingPasswordEncoder().withEncoder('scrypt', scrypt);
     const error = await encodingFailure(encoder.encode('s3cret'));
-    expect(error.code).toBe('ERR_PASSWORD_ENCODING');
-    expect(error.reason).toBe('no-default-encoder');
+    expect(error.code).toBe('ERR_PASSWORD_NO_DEFAULT_ENCODER');
     const stored = `{scrypt}${await scrypt.encode('s3cret')}`;
     expect(await encoder.matches('s3cret', stored)).toBe(true);
     expect(encoder.upgradeEncoding(stored)).toBe(false);

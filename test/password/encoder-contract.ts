@@ -139,11 +139,10 @@ export function passwordEncoderContract(
       }
     });
 
-    it('refuses to encode a non-string (invalid-password)', async () => {
+    it('refuses to encode a non-string (ERR_PASSWORD_MALFORMED)', async () => {
       for (const bad of NON_STRINGS) {
         const error = await encodingFailure(encoder.encode(bad as string));
-        expect(error.code).toBe('ERR_PASSWORD_ENCODING');
-        expect(error.reason).toBe('invalid-password');
+        expect(error.code).toBe('ERR_PASSWORD_MALFORMED');
       }
     });
 
@@ -151,8 +150,7 @@ export function passwordEncoderContract(
       const longest = 'x'.repeat(4096);
       expect(await encoder.matches(longest, await encoder.encode(longest))).toBe(true);
       const error = await encodingFailure(encoder.encode('x'.repeat(4097)));
-      expect(error.code).toBe('ERR_PASSWORD_ENCODING');
-      expect(error.reason).toBe('password-too-long');
+      expect(error.code).toBe('ERR_PASSWORD_TOO_LONG');
       expect(error.message).not.toContain('xxxx');
     });
 
@@ -161,8 +159,8 @@ export function passwordEncoderContract(
       const capped = factory({ maxPasswordLength: 11 });
       expect(await encoder.matches('twelve chars', stored)).toBe(true);
       expect(await capped.matches('twelve chars', stored)).toBe(false);
-      expect((await encodingFailure(capped.encode('twelve chars'))).reason).toBe(
-        'password-too-long',
+      expect((await encodingFailure(capped.encode('twelve chars'))).code).toBe(
+        'ERR_PASSWORD_TOO_LONG',
       );
       expect(await capped.matches('eleven char', await capped.encode('eleven char'))).toBe(true);
     });
@@ -172,7 +170,7 @@ export function passwordEncoderContract(
       expect(await encoder.matches('\uFFFD', replacement)).toBe(true);
       for (const lone of LONE_SURROGATES) {
         expect(await encoder.matches(lone, replacement)).toBe(false);
-        expect((await encodingFailure(encoder.encode(lone))).reason).toBe('invalid-password');
+        expect((await encodingFailure(encoder.encode(lone))).code).toBe('ERR_PASSWORD_MALFORMED');
       }
     });
 

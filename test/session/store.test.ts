@@ -49,7 +49,11 @@ describe('MemorySessionStore', () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(SessionStoreFullError);
-    expect(error).toMatchObject({ code: 'ERR_SESSION_STORE_FULL' });
+    expect(error).toMatchObject({
+      code: 'ERR_STORE_FULL',
+      store: 'memory session store',
+      maxEntries: 3,
+    });
     expect(store.isRevoked('a', undefined, 0)).toBe('session');
     // Expired records make room.
     clock.advance(HOUR);
@@ -78,7 +82,7 @@ describe('MemorySessionStore', () => {
     const second = await sessions.logIn(ALICE);
     await sessions.logOut(request({ cookie: first }));
     await expect(sessions.logOut(request({ cookie: second }))).rejects.toMatchObject({
-      code: 'ERR_SESSION_STORE_FULL',
+      code: 'ERR_STORE_FULL',
     });
     expect((await sessions.authenticate(request({ cookie: second })))?.username).toBe('alice');
     expect(await sessions.authenticate(request({ cookie: first }))).toBeNull();

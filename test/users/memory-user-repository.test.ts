@@ -84,7 +84,7 @@ describe('MemoryUserRepository', () => {
     users.createUser(alice());
     expect(() => {
       users.createUser(alice());
-    }).toThrow(expect.objectContaining({ code: 'ERR_USER_REPOSITORY', reason: 'user-exists' }));
+    }).toThrow(expect.objectContaining({ code: 'ERR_USER_EXISTS' }));
     users.updateUser(alice().withAccountState({ locked: true }));
     expect(users.findByUsername('alice')?.locked).toBe(true);
     expect(() => {

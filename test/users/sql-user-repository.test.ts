@@ -67,14 +67,14 @@ describe('SqlUserRepository on PostgreSQL (PGlite)', () => {
     expect(await users.userExists('ALICE')).toBe(false);
   });
 
-  it('refuses a taken username with user-exists, and changes nothing', async () => {
+  it('refuses a taken username with ERR_USER_EXISTS, and changes nothing', async () => {
     const users = new SqlUserRepository({ query });
     await users.createUser(alice());
     const error: unknown = await users
       .createUser(new User('alice', encoder.hash('other'), ['X']))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UserRepositoryError);
-    expect(error).toMatchObject({ code: 'ERR_USER_REPOSITORY', reason: 'user-exists' });
+    expect(error).toMatchObject({ code: 'ERR_USER_EXISTS' });
     expect([...((await users.findByUsername('alice'))?.roles ?? [])]).toEqual(['ADMIN', 'USER']);
   });
 
@@ -99,7 +99,7 @@ describe('SqlUserRepository on PostgreSQL (PGlite)', () => {
     expect(found?.authorities.size).toBe(0);
     expect(found?.accountState).toMatchObject({ locked: true, credentialsExpired: true });
     await expect(users.updateUser(new User('nobody', 'x'))).rejects.toMatchObject({
-      reason: 'user-not-found',
+      code: 'ERR_USER_NOT_FOUND',
     });
   });
 
@@ -266,7 +266,7 @@ ${insert};`);
     });
     const error: unknown = await users.findByUsername('eve').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UserRepositoryError);
-    expect(error).toMatchObject({ reason: 'malformed-record', field });
+    expect(error).toMatchObject({ code: 'ERR_USER_RECORD_MALFORMED', field });
     expect((error as Error).message).not.toContain('SECRET-HASH');
   });
 });
