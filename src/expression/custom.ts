@@ -11,7 +11,9 @@ import type { Resolve } from './values.js';
 /**
  * Thrown (or rejected with) inside an evaluation when a custom function failed; the
  * top of `evaluate` turns it into a denial. One preallocated instance: nothing is
- * allocated to fail.
+ * allocated to fail. Internal, so a plain `Error` and no `PortcullisError`: it never
+ * escapes to users (both evaluators of `compile.ts` catch it and answer `false`; the
+ * failure reaches users as the `expression-error` event).
  *
  * @internal
  */

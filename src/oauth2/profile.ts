@@ -43,7 +43,14 @@ export interface ProfileContext {
 /** Reads the profile of a plain OAuth2 provider from its API. @internal */
 export type ProfileReader = (context: ProfileContext) => Promise<ReadProfile>;
 
-/** A profile API answered something this reader cannot use. @internal */
+/**
+ * A profile API answered something this reader cannot use. Internal, so a plain
+ * `Error` and no `PortcullisError`: it never escapes to users, as the client's
+ * profile step turns any failure of a reader into an `OAuth2Error`
+ * `ERR_OAUTH2_USERINFO` (this error its `cause`).
+ *
+ * @internal
+ */
 export class ProfileShapeError extends Error {
   constructor(problem: string) {
     super(`The profile response ${problem}`);
