@@ -178,7 +178,7 @@ export async function createApp(options: AppOptions = {}): Promise<{
     process.env['JWT_SECRET'] ?? randomBytes(32).toString('base64url'),
   )
     .issuer('portcullis-example')
-    .expirationSecs(15 * 60);
+    .expirationSeconds(15 * 60);
   if (options.jwtCache === false) jwtConfig.cache(false);
   const tokens = new JwtTokenService(jwtConfig, {
     ...(stores.refreshTokens === undefined ? {} : { store: stores.refreshTokens }),

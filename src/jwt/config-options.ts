@@ -118,7 +118,7 @@ const HS256: readonly JwtAlgorithm[] = Object.freeze(['HS256']);
 /**
  * Every option of {@link JwtConfigOptions} but the key ({@link KEY_OPTIONS}), once:
  * the setting it writes, its default and its check (whose error names the option
- * as the setter does, e.g. `expirationSecs`). The setters, the options object, the
+ * as the setter does, e.g. `expirationSeconds`). The setters, the options object, the
  * unknown-option check and the defaults all come from here, in this order.
  *
  * @internal
@@ -137,10 +137,10 @@ export const JWT_OPTIONS = {
     return Object.freeze(list.map((a) => requireName('audience', a)));
   }),
   expirationSeconds: row('expirationSeconds', 900, (seconds: number) =>
-    requireInteger('expirationSecs', seconds, 1, 366 * DAY),
+    requireInteger('expirationSeconds', seconds, 1, 366 * DAY),
   ),
   leewaySeconds: row('leewaySeconds', 30, (seconds: number) =>
-    requireInteger('leewaySecs', seconds, 0, 3600),
+    requireInteger('leewaySeconds', seconds, 0, 3600),
   ),
   headerName: row('headerName', 'authorization', (name: string) => {
     const value = requireName('headerName', name);

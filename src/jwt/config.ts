@@ -109,23 +109,33 @@ export class JwtConfig {
   }
 
   /** Access-token lifetime in seconds. @defaultValue `900` */
-  expirationSecs(seconds: number): this {
+  expirationSeconds(seconds: number): this {
     return this.#set('expirationSeconds', seconds);
+  }
+
+  /** {@link JwtConfig.expirationSeconds} under the SPEC's name (`expiration_secs`). */
+  expirationSecs(seconds: number): this {
+    return this.expirationSeconds(seconds);
   }
 
   /** Access-token lifetime in hours. */
   expirationHours(hours: number): this {
-    return this.expirationSecs(requireInteger('expirationHours', hours, 1, 366 * 24) * 3600);
+    return this.expirationSeconds(requireInteger('expirationHours', hours, 1, 366 * 24) * 3600);
   }
 
   /** Access-token lifetime in days. */
   expirationDays(days: number): this {
-    return this.expirationSecs(requireInteger('expirationDays', days, 1, 366) * DAY);
+    return this.expirationSeconds(requireInteger('expirationDays', days, 1, 366) * DAY);
   }
 
   /** Clock-skew tolerance for `exp`, `nbf` and `iat`, in seconds. @defaultValue `30` */
-  leewaySecs(seconds: number): this {
+  leewaySeconds(seconds: number): this {
     return this.#set('leewaySeconds', seconds);
+  }
+
+  /** {@link JwtConfig.leewaySeconds} under the SPEC's name (`leeway_secs`). */
+  leewaySecs(seconds: number): this {
+    return this.leewaySeconds(seconds);
   }
 
   /** The request header the token is read from. @defaultValue `'Authorization'` */

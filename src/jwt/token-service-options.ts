@@ -25,7 +25,7 @@ export interface JwtTokenServiceOptions {
    */
   readonly graceSeconds?: number;
   /**
-   * The refresh-token lifetime in seconds (see `refreshExpirationSecs()`); at least
+   * The refresh-token lifetime in seconds (see `refreshExpirationSeconds()`); at least
    * the access-token lifetime.
    * @defaultValue `1_209_600` (14 days)
    */

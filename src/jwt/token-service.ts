@@ -77,7 +77,7 @@ export class JwtTokenService {
     );
     this.#grace = graceSeconds > 0 ? new GraceMemo(graceSeconds * 1000) : undefined;
     if (options.refreshExpirationSeconds !== undefined) {
-      this.refreshExpirationSecs(options.refreshExpirationSeconds);
+      this.refreshExpirationSeconds(options.refreshExpirationSeconds);
     }
   }
 
@@ -85,11 +85,11 @@ export class JwtTokenService {
    * The refresh-token lifetime in seconds (at least the access-token lifetime, at
    * most 366 days). Set it before issuing tokens. @defaultValue 14 days
    */
-  refreshExpirationSecs(seconds: number): this {
-    const value = requireInteger('refreshExpirationSecs', seconds, 60, 366 * DAY);
+  refreshExpirationSeconds(seconds: number): this {
+    const value = requireInteger('refreshExpirationSeconds', seconds, 60, 366 * DAY);
     if (value < this.#settings.expirationSeconds) {
       throw new ConfigurationError(
-        'refreshExpirationSecs',
+        'refreshExpirationSeconds',
         `must not be shorter than the access-token lifetime (${this.#settings.expirationSeconds} s)`,
       );
     }
@@ -99,14 +99,16 @@ export class JwtTokenService {
 
   /** The refresh-token lifetime in hours. */
   refreshExpirationHours(hours: number): this {
-    return this.refreshExpirationSecs(
+    return this.refreshExpirationSeconds(
       requireInteger('refreshExpirationHours', hours, 1, 366 * 24) * 3600,
     );
   }
 
   /** The refresh-token lifetime in days (SPEC.md's `refresh_expiration_days`). @defaultValue `14` */
   refreshExpirationDays(days: number): this {
-    return this.refreshExpirationSecs(requireInteger('refreshExpirationDays', days, 1, 366) * DAY);
+    return this.refreshExpirationSeconds(
+      requireInteger('refreshExpirationDays', days, 1, 366) * DAY,
+    );
   }
 
   /** The access-token lifetime in seconds. */

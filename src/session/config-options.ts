@@ -87,7 +87,7 @@ const row = rowsOf<SessionDraft>();
 /**
  * Every option of {@link SessionConfigOptions}, once: the setting it writes, its
  * default and its check (whose error names the option as the setter does, e.g.
- * `maxAgeSecs`). The setters, the options object, the unknown-option check and the
+ * `maxAgeSeconds`). The setters, the options object, the unknown-option check and the
  * defaults all come from here, in this order.
  *
  * @internal
@@ -105,10 +105,10 @@ export const SESSION_OPTIONS = {
     return value;
   }),
   maxAgeSeconds: row('maxAgeSeconds', 8 * 3600, (seconds: number) =>
-    requireInteger('maxAgeSecs', seconds, 60, 400 * 86_400),
+    requireInteger('maxAgeSeconds', seconds, 60, 400 * 86_400),
   ),
   idleTimeoutSeconds: row('idleTimeoutSeconds', undefined, (seconds: number) =>
-    requireInteger('idleTimeoutSecs', seconds, 60, 400 * 86_400),
+    requireInteger('idleTimeoutSeconds', seconds, 60, 400 * 86_400),
   ),
   sameSite: row('sameSite', 'Lax', (value: 'Lax' | 'Strict'): SameSite => {
     if ((value as string) !== 'Lax' && (value as string) !== 'Strict') {

@@ -29,7 +29,7 @@ type Option = keyof typeof SESSION_OPTIONS;
  * const config = new SessionConfig()
  *   .passwords({ 1: process.env.SESSION_PASSWORD_OLD!, 2: process.env.SESSION_PASSWORD! })
  *   .maxAgeHours(8)
- *   .idleTimeoutSecs(30 * 60);
+ *   .idleTimeoutSeconds(30 * 60);
  * ```
  */
 export class SessionConfig {
@@ -71,17 +71,17 @@ export class SessionConfig {
   }
 
   /** Absolute lifetime from login in seconds. @defaultValue `28800` */
-  maxAgeSecs(seconds: number): this {
+  maxAgeSeconds(seconds: number): this {
     return this.#set('maxAgeSeconds', seconds);
   }
 
   /** Absolute lifetime from login in hours. */
   maxAgeHours(hours: number): this {
-    return this.maxAgeSecs(requireInteger('maxAgeHours', hours, 1, 400 * 24) * 3600);
+    return this.maxAgeSeconds(requireInteger('maxAgeHours', hours, 1, 400 * 24) * 3600);
   }
 
   /** Ends sessions unused for this long (tracked by the session store). @defaultValue none */
-  idleTimeoutSecs(seconds: number): this {
+  idleTimeoutSeconds(seconds: number): this {
     return this.#set('idleTimeoutSeconds', seconds);
   }
 

@@ -20,7 +20,7 @@ const bob = new User('bob', '{noop}secret-pw')
 
 describe('generateToken', () => {
   it('issues an at+jwt access token of the user, its roles and authorities', async () => {
-    const jwt = new JwtAuthenticator(config().expirationSecs(120));
+    const jwt = new JwtAuthenticator(config().expirationSeconds(120));
     const token = await jwt.generateToken(bob);
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'HS256', typ: 'at+jwt' });
     const payload = decodeJwt(token);

@@ -28,7 +28,7 @@ function setup(options: { cache?: JwtCacheOptions | false; leeway?: number } = {
   const clock = testClock();
   const config = new JwtConfig(SECRET).clock(clock);
   if (options.cache !== undefined) config.cache(options.cache);
-  if (options.leeway !== undefined) config.leewaySecs(options.leeway);
+  if (options.leeway !== undefined) config.leewaySeconds(options.leeway);
   const { events, received } = recordEvents();
   const jwt = new JwtAuthenticator(config, { events });
   const auth = (token: string) => jwt.authenticate(requestWith(bearer(token)));

@@ -42,7 +42,7 @@ describe('JwtConfig defaults', () => {
 
   it('setters chain on the same configuration', () => {
     const config = new JwtConfig(SECRET);
-    expect(config.issuer('i').audience('a').expirationHours(2).leewaySecs(0)).toBe(config);
+    expect(config.issuer('i').audience('a').expirationHours(2).leewaySeconds(0)).toBe(config);
     expect(config.resolve()).toMatchObject({
       issuer: 'i',
       audience: ['a'],
@@ -50,7 +50,15 @@ describe('JwtConfig defaults', () => {
       leewaySeconds: 0,
     });
     expect(new JwtConfig(SECRET).expirationDays(2).resolve().expirationSeconds).toBe(172_800);
-    expect(new JwtConfig(SECRET).expirationSecs(1).resolve().expirationSeconds).toBe(1);
+    expect(new JwtConfig(SECRET).expirationSeconds(1).resolve().expirationSeconds).toBe(1);
+  });
+
+  it("keeps the SPEC's names expirationSecs and leewaySecs as the same setters", () => {
+    const config = new JwtConfig(SECRET);
+    expect(config.expirationSecs(120).leewaySecs(5)).toBe(config);
+    expect(config.resolve()).toMatchObject({ expirationSeconds: 120, leewaySeconds: 5 });
+    expect(thrown(() => config.expirationSecs(0))).toMatchObject(invalid('expirationSeconds'));
+    expect(thrown(() => config.leewaySecs(3601))).toMatchObject(invalid('leewaySeconds'));
   });
 });
 
@@ -201,8 +209,12 @@ describe('JWKS configuration', () => {
 describe('option validation', () => {
   const config = () => new JwtConfig(SECRET);
   const cases: readonly (readonly [string, string, (c: JwtConfig) => unknown])[] = [
-    ['expirationSecs 0', 'expirationSecs', (c) => c.expirationSecs(0)],
-    ['expirationSecs over a year', 'expirationSecs', (c) => c.expirationSecs(367 * 86_400)],
+    ['expirationSeconds 0', 'expirationSeconds', (c) => c.expirationSeconds(0)],
+    [
+      'expirationSeconds over a year',
+      'expirationSeconds',
+      (c) => c.expirationSeconds(367 * 86_400),
+    ],
     ['expirationHours 1.5', 'expirationHours', (c) => c.expirationHours(1.5)],
     ['expirationDays 0', 'expirationDays', (c) => c.expirationDays(0)],
     ['a header name with a space', 'headerName', (c) => c.headerName('X Token')],
@@ -233,7 +245,7 @@ describe('JwtAuthenticator takes a snapshot', () => {
   it('later changes to the configuration do not reach it', async () => {
     const config = new JwtConfig(SECRET).clock(() => NOW);
     const jwt = new JwtAuthenticator(config);
-    config.issuer('https://later.example').algorithm('HS512').expirationSecs(5);
+    config.issuer('https://later.example').algorithm('HS512').expirationSeconds(5);
     expect(jwt.settings).toMatchObject({
       issuer: undefined,
       algorithms: ['HS256'],

@@ -10,7 +10,7 @@ import { NOW, NOW_S, SECRET, claimsAt, expectJwtError, sign } from './support.js
  */
 const verifier = (leeway: number | undefined, now = NOW) => {
   const config = new JwtConfig(SECRET).clock(() => now);
-  if (leeway !== undefined) config.leewaySecs(leeway);
+  if (leeway !== undefined) config.leewaySeconds(leeway);
   return new JwtAuthenticator(config);
 };
 
@@ -82,11 +82,11 @@ describe('the leeway option', () => {
 
   it('is an integer from 0 to 3600', () => {
     for (const bad of [-1, 3601, 1.5, Number.NaN, '30' as unknown as number]) {
-      expect(() => new JwtConfig(SECRET).leewaySecs(bad)).toThrow(
-        expect.objectContaining({ code: 'ERR_INVALID_OPTION', option: 'leewaySecs' }),
+      expect(() => new JwtConfig(SECRET).leewaySeconds(bad)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTION', option: 'leewaySeconds' }),
       );
     }
-    expect(new JwtConfig(SECRET).leewaySecs(3600).resolve().leewaySeconds).toBe(3600);
+    expect(new JwtConfig(SECRET).leewaySeconds(3600).resolve().leewaySeconds).toBe(3600);
     expect(new JwtConfig(SECRET).resolve().leewaySeconds).toBe(30);
   });
 });

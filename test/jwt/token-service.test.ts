@@ -83,13 +83,13 @@ describe('JwtTokenService: issuing', () => {
     expect(a.jti).not.toBe(b.jti);
   });
 
-  it('takes the refresh lifetime from refreshExpirationDays/Hours/Secs or the options', async () => {
+  it('takes the refresh lifetime from refreshExpirationDays/Hours/Seconds or the options', async () => {
     const { service, alice } = setup();
     expect(service.refreshExpirationDays(30).refreshExpiresIn).toBe(30 * DAY);
     const token = decodeJwt(await service.generateRefreshToken(alice));
     expect((token.exp ?? 0) - (token.iat ?? 0)).toBe(30 * DAY);
     expect(service.refreshExpirationHours(2).refreshExpiresIn).toBe(7200);
-    expect(service.refreshExpirationSecs(3600).refreshExpiresIn).toBe(3600);
+    expect(service.refreshExpirationSeconds(3600).refreshExpiresIn).toBe(3600);
     expect(setup({ refreshExpirationSeconds: 1800 }).service.refreshExpiresIn).toBe(1800);
   });
 
@@ -325,8 +325,8 @@ describe('JwtTokenService: configuration', () => {
     ['graceSeconds', { graceSeconds: -1 }],
     ['graceSeconds', { graceSeconds: 61 }],
     ['graceSeconds', { graceSeconds: 1.5 }],
-    ['refreshExpirationSecs', { refreshExpirationSeconds: 10 }],
-    ['refreshExpirationSecs', { refreshExpirationSeconds: 600 }], // shorter than the 900 s access token
+    ['refreshExpirationSeconds', { refreshExpirationSeconds: 10 }],
+    ['refreshExpirationSeconds', { refreshExpirationSeconds: 600 }], // shorter than the 900 s access token
     ['store', { store: {} }],
     ['events', { events: {} }],
     ['graceSecond', { graceSecond: 5 }],
@@ -343,8 +343,8 @@ describe('JwtTokenService: configuration', () => {
     );
     expect(() => service.refreshExpirationDays(367)).toThrow(ConfigurationError);
     expect(() => service.refreshExpirationHours(1.5)).toThrow(ConfigurationError);
-    expect(() => service.refreshExpirationSecs(899)).toThrow(
-      expect.objectContaining({ option: 'refreshExpirationSecs' }),
+    expect(() => service.refreshExpirationSeconds(899)).toThrow(
+      expect.objectContaining({ option: 'refreshExpirationSeconds' }),
     );
     expect(service.refreshExpiresIn).toBe(14 * DAY);
   });

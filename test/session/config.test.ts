@@ -33,7 +33,7 @@ describe('cookie attributes', () => {
     });
   });
 
-  it('Max-Age follows maxAgeSecs / maxAgeHours, for the pre-login session too', async () => {
+  it('Max-Age follows maxAgeSeconds / maxAgeHours, for the pre-login session too', async () => {
     const { sessions } = makeSessions({ maxAgeSeconds: 600 });
     expect(cookieAttributes(await sessions.logIn(ALICE)).get('max-age')).toBe('600');
     const { setCookie } = await sessions.csrfToken(request());
@@ -189,10 +189,10 @@ describe('configuration errors', () => {
       [{ cookieName: 'a;b' }, 'cookieName'],
       [{ cookieName: 'a b' }, 'cookieName'],
       [{ cookieName: 'a=b' }, 'cookieName'],
-      [{ maxAgeSeconds: 59 }, 'maxAgeSecs'],
-      [{ maxAgeSeconds: 1.5 * 3600 + 0.5 }, 'maxAgeSecs'],
-      [{ maxAgeSeconds: 401 * 86_400 }, 'maxAgeSecs'],
-      [{ idleTimeoutSeconds: 0 }, 'idleTimeoutSecs'],
+      [{ maxAgeSeconds: 59 }, 'maxAgeSeconds'],
+      [{ maxAgeSeconds: 1.5 * 3600 + 0.5 }, 'maxAgeSeconds'],
+      [{ maxAgeSeconds: 401 * 86_400 }, 'maxAgeSeconds'],
+      [{ idleTimeoutSeconds: 0 }, 'idleTimeoutSeconds'],
       [{ trustedOrigins: ['https://admin.example/path'] }, 'trustedOrigins'],
       [{ trustedOrigins: ['admin.example'] }, 'trustedOrigins'],
       [{ trustedOrigins: ['ftp://admin.example'] }, 'trustedOrigins'],
