@@ -7,6 +7,7 @@ import { withDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
 import type { Semaphore } from '../lib/semaphore.js';
 import type { TtlCache } from '../lib/ttl-cache.js';
+import { isPasswordEncodingError } from '../password/errors.js';
 import type { PasswordEncoder } from '../password/index.js';
 import type { LimitedRequest } from '../throttle/limiter-store.js';
 import type { LoginAttemptResult, LoginThrottle } from '../throttle/login-throttle.js';
@@ -209,7 +210,7 @@ export class CredentialVerifier {
     } catch (error) {
       if (error instanceof DeadlineExceededError) throw error;
       if (!known) return false;
-      if (isEncodingError(error)) return 'unknown-password-encoding';
+      if (isPasswordEncodingError(error)) return 'unknown-password-encoding';
       this.#warn('the password encoder failed', error);
       return 'other';
     }
@@ -327,12 +328,4 @@ function throttleResult(outcome: VerificationOutcome): LoginAttemptResult {
     default:
       return 'unchecked';
   }
-}
-
-function isEncodingError(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { code?: unknown }).code === 'ERR_PASSWORD_ENCODING'
-  );
 }

@@ -24,6 +24,28 @@ export type PasswordEncodingFailureCode =
  */
 export type PasswordEncodingErrorCode = 'ERR_PASSWORD_ENCODING' | PasswordEncodingFailureCode;
 
+const CODES: ReadonlySet<unknown> = new Set<PasswordEncodingErrorCode>([
+  'ERR_PASSWORD_ENCODING',
+  'ERR_PASSWORD_MALFORMED',
+  'ERR_PASSWORD_TOO_LONG',
+  'ERR_PASSWORD_NO_DEFAULT_ENCODER',
+  'ERR_PASSWORD_HASH_FAILED',
+]);
+
+/**
+ * Whether `error` is a password-encoding failure: a {@link PasswordEncodingError},
+ * or any object whose `code` is one of {@link PasswordEncodingErrorCode} (a custom
+ * encoder's own error, or one from another copy of portcullis).
+ *
+ * @internal
+ */
+export function isPasswordEncodingError(error: unknown): boolean {
+  if (error instanceof PasswordEncodingError) return true;
+  return (
+    typeof error === 'object' && error !== null && CODES.has((error as { code?: unknown }).code)
+  );
+}
+
 /**
  * A password could not be encoded: the error of the password area. portcullis's
  * encoders throw its subclass {@link PasswordEncodingFailedError}, whose `code`

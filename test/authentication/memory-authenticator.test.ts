@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { MemoryAuthenticator } from '../../src/authentication/index.js';
 import { AuthenticatedUser, authenticateWith, securityEvents, User } from '../../src/core/index.js';
+import { PasswordEncodingFailedError } from '../../src/password/index.js';
 import {
   basic,
   basicBytes,
@@ -229,6 +230,20 @@ describe('MemoryAuthenticator with HTTP Basic', () => {
     const encoder = new TestEncoder();
     encoder.matches = () =>
       Promise.reject(Object.assign(new Error('unknown id'), { code: 'ERR_PASSWORD_ENCODING' }));
+    const { events, received } = recordEvents();
+    const auth = new MemoryAuthenticator({
+      passwordEncoder: encoder,
+      users: [new User('alice', '{md4}abc')],
+      events,
+    });
+    expect(await auth.getUser(requestWith(basic('alice', 'x')))).toBeNull();
+    expect(failures(received).map((e) => e.reason)).toEqual(['unknown-password-encoding']);
+  });
+
+  it('reports a PasswordEncodingError of any code as an unknown stored password encoding', async () => {
+    const encoder = new TestEncoder();
+    encoder.matches = () =>
+      Promise.reject(new PasswordEncodingFailedError('ERR_PASSWORD_MALFORMED', 'malformed'));
     const { events, received } = recordEvents();
     const auth = new MemoryAuthenticator({
       passwordEncoder: encoder,
