@@ -1,7 +1,7 @@
 import type { AnyTRPCRouter } from '@trpc/server';
 import { ConfigurationError } from '../core/errors.js';
-import { guardRules } from './guard.js';
-import { metaMiddlewares, ruleOfAuth } from './meta.js';
+import { guardRules } from './guard-middleware.js';
+import { metaMiddlewares, ruleOfAuth } from './security-meta.js';
 import { metaRateLimits } from './rate-limited.js';
 import type { Rule } from './rule.js';
 

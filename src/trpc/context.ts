@@ -15,7 +15,7 @@ import { isWebSocketUpgrade, viewOf } from '../http/find-request.js';
 import { readConnectionParams } from '../http/request-views.js';
 import { assertSecured, isSecuredProcedure } from './assert-secured.js';
 import { CHALLENGE, challengeOf, requireChallenges } from './challenge.js';
-import { denial, unavailable } from './guard.js';
+import { denial, unavailable } from './guard-middleware.js';
 import { DENY_ALL, type Rule } from './rule.js';
 import { findContextRequest } from './request.js';
 import type { UserContext } from './types.js';

@@ -1,5 +1,5 @@
 import type { CheckExpression, CompiledExpression, ExpressionNode } from '../expression/index.js';
-import { createGuard, createOpenGuard } from './guard.js';
+import { createGuard, createOpenGuard } from './guard-middleware.js';
 import { resolveGuardOptions, type GuardOptions } from './options.js';
 import { AUTHENTICATED, DENY_ALL, preAuthorizeRule, rolesRule } from './rule.js';
 import type { Guard, OpenGuard, RightsRequirement } from './types.js';

@@ -29,13 +29,14 @@ export {
   secured,
   type Guards,
 } from './guards.js';
-export type { AuthMeta, SecurityMeta } from './meta-types.js';
 export {
   securityMeta,
+  type AuthMeta,
   type DefaultPolicy,
+  type SecurityMeta,
   type SecurityMetaMiddleware,
   type SecurityMetaOptions,
-} from './meta.js';
+} from './security-meta.js';
 export type { GuardOptions } from './options.js';
 export { createProcedures, type BaseProcedure, type Procedures } from './procedures.js';
 export { rateLimited, type RateLimitMiddleware } from './rate-limited.js';

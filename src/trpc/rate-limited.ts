@@ -3,7 +3,7 @@ import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { consumeLimits } from '../lib/consume-limits.js';
 import { contextRequest } from '../http/context-request.js';
 import { RateLimit } from '../throttle/rate-limit.js';
-import { unavailable, userOf } from './guard.js';
+import { unavailable, userOf } from './guard-middleware.js';
 import type { UserContext } from './types.js';
 
 /** The middleware of {@link rateLimited}: it changes nothing in the context. */
