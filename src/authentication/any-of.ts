@@ -1,7 +1,7 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import type { SecurityEvents } from '../core/events.js';
-import { Outcome, userOf, type AuthenticationOutcome } from '../core/outcome.js';
+import { Outcome, userOfAttempt, type AuthenticationOutcome } from '../core/outcome.js';
 import type { SecurityRequest } from '../core/request.js';
 import {
   assertAuthenticatorConfigured,
@@ -86,8 +86,7 @@ class AnyOfAuthenticator implements Authenticator {
   authenticate(
     request: SecurityRequest,
   ): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
-    const outcome = this.attempt(request);
-    return isPromiseLike(outcome) ? outcome.then(userOf) : userOf(outcome);
+    return userOfAttempt(this.attempt(request));
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { AuthenticatedUser } from './authenticated-user.js';
 import type { AuthenticationFailureReason } from './events.js';
+import { isPromiseLike } from '../lib/promise.js';
 
 /**
  * What a refused credential lets the 401 say in its challenge (RFC 6750 §3:
@@ -104,6 +105,18 @@ export const Outcome = Object.freeze({
 /** The user of an outcome, or `null` unless it is `authenticated`. */
 export function userOf(outcome: AuthenticationOutcome): AuthenticatedUser | null {
   return outcome.kind === 'authenticated' ? outcome.user : null;
+}
+
+/**
+ * {@link userOf} of an outcome that may still be on its way: synchronous when the
+ * outcome is. What an authenticator's `authenticate` answers from its `attempt`.
+ *
+ * @internal
+ */
+export function userOfAttempt(
+  outcome: AuthenticationOutcome | Promise<AuthenticationOutcome>,
+): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
+  return isPromiseLike(outcome) ? outcome.then(userOf) : userOf(outcome);
 }
 
 /** Options of {@link CredentialsAuthenticator.attemptCredentials}. */

@@ -4,7 +4,7 @@ import { ConfigurationError, UnavailableError } from './errors.js';
 import { summarize, type SecurityEvents } from './events.js';
 import { maybeWithDeadline } from '../lib/deadline.js';
 import { isPromiseLike } from '../lib/promise.js';
-import { Outcome, userOf, type AuthenticationOutcome } from './outcome.js';
+import { Outcome, userOfAttempt, type AuthenticationOutcome } from './outcome.js';
 import type { SecurityRequest } from './request.js';
 import type { User } from './user.js';
 
@@ -134,8 +134,7 @@ export function authenticateWith(
 ): AuthenticatedUser | null | Promise<AuthenticatedUser | null> {
   if (typeof authenticator.attempt !== 'function')
     return legacyAuthenticate(authenticator, request);
-  const outcome = attemptWith(authenticator, request);
-  return isPromiseLike(outcome) ? outcome.then(userOf) : userOf(outcome);
+  return userOfAttempt(attemptWith(authenticator, request));
 }
 
 /** `authenticate`, or `getUser` wrapped as an AuthenticatedUser with the authenticator's method. */

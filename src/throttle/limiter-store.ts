@@ -47,6 +47,17 @@ export type LimitedRequest = Pick<
   'method' | 'rawPath' | 'clientAddress' | 'header'
 >;
 
+/** The option names of {@link LimiterOptions}, which every limiter accepts. @internal */
+export const LIMITER_OPTIONS: readonly string[] = [
+  'store',
+  'trustedProxies',
+  'forwardedHeader',
+  'onStoreFailure',
+  'storeTimeoutMs',
+  'events',
+  'clock',
+];
+
 /** The answer of a store call under a limiter's policy: the value, or `FAILED_OPEN`. @internal */
 export const FAILED_OPEN: unique symbol = Symbol('portcullis.failedOpen');
 

@@ -2,7 +2,7 @@ import { ConfigurationError } from '../core/errors.js';
 import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
 import type { ThrottleRule } from '../stores/types.js';
 import { durationMs, type Duration } from './duration.js';
-import type { LimiterOptions } from './limiter-store.js';
+import { LIMITER_OPTIONS, type LimiterOptions } from './limiter-store.js';
 
 /** One counter of a `LoginThrottle`: how many failures in a window before delays begin, and how long they are. */
 export interface LoginThrottleRuleOptions {
@@ -37,15 +37,9 @@ const ADDRESS_DEFAULTS = { max: 100, window: '15m', delay: '1m', maxDelay: '15m'
 
 /** The option names of {@link LoginThrottleOptions}. @internal */
 export const LOGIN_THROTTLE_OPTIONS: readonly string[] = [
-  'store',
   'username',
   'address',
-  'trustedProxies',
-  'forwardedHeader',
-  'onStoreFailure',
-  'storeTimeoutMs',
-  'events',
-  'clock',
+  ...LIMITER_OPTIONS,
 ];
 
 /** The username and address rules of a throttle's options (`undefined`: no such counter). @internal */

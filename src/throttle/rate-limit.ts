@@ -6,6 +6,7 @@ import type { MaybePromise, WindowCount } from '../stores/types.js';
 import { durationMs, type Duration } from './duration.js';
 import {
   FAILED_OPEN,
+  LIMITER_OPTIONS,
   LimiterStore,
   hashedKey,
   secondsUntil,
@@ -57,19 +58,7 @@ export interface RateLimitState {
   readonly resetAfter: number;
 }
 
-const OPTIONS = [
-  'name',
-  'window',
-  'max',
-  'by',
-  'store',
-  'trustedProxies',
-  'forwardedHeader',
-  'onStoreFailure',
-  'storeTimeoutMs',
-  'events',
-  'clock',
-];
+const OPTIONS = ['name', 'window', 'max', 'by', ...LIMITER_OPTIONS];
 const NAME = /^[A-Za-z0-9._-]{1,64}$/u;
 
 /**
