@@ -53,6 +53,9 @@ function exportedErrorClasses(): Map<ErrorClass, { readonly name: string; readon
   return found;
 }
 
+/** An expression with an unknown function, typed `string` (a literal would not compile). */
+const TYPO: string = "hasRol('USER')";
+
 /** Instances of each public error class, made as portcullis makes them (by the export's name). */
 const SAMPLES: Readonly<Record<string, () => readonly Error[]>> = {
   AuthenticationRequiredError: () => [new root.AuthenticationRequiredError()],
@@ -82,7 +85,7 @@ const SAMPLES: Readonly<Record<string, () => readonly Error[]>> = {
   RefreshStoreFullError: () => [new jwt.RefreshStoreFullError(2)],
   SessionStoreFullError: () => [new session.SessionStoreFullError(2)],
   SessionTooLargeError: () => [new session.SessionTooLargeError()],
-  ExpressionSyntaxError: () => [thrown(() => compileExpression("hasRol('USER')"))],
+  ExpressionSyntaxError: () => [thrown(() => compileExpression(TYPO))],
   JwtError: () => [new jwt.JwtError('ERR_JWT_EXPIRED', 'The token expired')],
   OAuth2Error: () => [new oauth2.OAuth2Error('ERR_OAUTH2_STATE', 'The state does not match')],
   SchemaSecurityError: () => [
