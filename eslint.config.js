@@ -115,7 +115,10 @@ const zones = [
   })),
   // cli/ holds the package-wide `portcullis` command: it reads the GraphQL schema
   // checks, and nothing imports it.
-  { target: `${src}/cli`, from: others(['core', 'lib', 'expression', 'graphql', 'cli']) },
+  {
+    target: `${src}/cli`,
+    from: others(['core', 'lib', 'expression', 'authorization', 'graphql', 'cli']),
+  },
 ];
 const outside = ['./examples', './test', './bench'];
 

@@ -11,7 +11,8 @@ import {
   type DocumentNode,
 } from 'graphql';
 import type { ExpressionFunctions } from '../expression/index.js';
-import { analyzeSchema, type DefaultPolicy } from '../graphql/analyze.js';
+import { DEFAULT_POLICIES, type DefaultPolicy } from '../authorization/default-policy.js';
+import { analyzeSchema } from '../graphql/analyze.js';
 import { DIRECTIVE_NAMES, securityDirectivesTypeDefs } from '../graphql/directives.js';
 import { formatProblem } from '../graphql/errors.js';
 import { resolveSettings } from '../graphql/options.js';
@@ -144,8 +145,9 @@ function parseArguments(argv: readonly string[], io: CliOutput): Arguments | num
       io.out(USAGE);
       return 0;
     } else if (arg === '--default-policy') {
-      const policy = value();
-      if (policy !== 'permitAll' && policy !== 'authenticated' && policy !== 'denyAll') {
+      const given = value();
+      const policy = DEFAULT_POLICIES.find((p) => p === given);
+      if (policy === undefined) {
         io.err('--default-policy must be permitAll, authenticated or denyAll');
         return 2;
       }

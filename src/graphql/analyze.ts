@@ -24,13 +24,7 @@ import {
 } from '../expression/index.js';
 import { DIRECTIVE_ARGUMENTS, DIRECTIVE_NAMES, type SecurityDirectiveName } from './directives.js';
 import type { SchemaLocation, SchemaSecurityProblem, SchemaSecurityProblemCode } from './errors.js';
-
-/**
- * The rule of a field that has no security directive, directly or through its type
- * or an interface: `authenticated` (the default) lets any authenticated user
- * through, `denyAll` nobody, `permitAll` everyone.
- */
-export type DefaultPolicy = 'permitAll' | 'authenticated' | 'denyAll';
+import type { DefaultPolicy } from '../authorization/default-policy.js';
 
 /** What the analysis needs of the options. @internal */
 export interface AnalysisOptions {

@@ -8,7 +8,7 @@
  *
  * @module portcullis/graphql
  */
-export type { DefaultPolicy } from './analyze.js';
+export type { DefaultPolicy } from '../authorization/default-policy.js';
 export {
   createSecurityContext,
   type GraphQLContextInput,

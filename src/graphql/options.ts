@@ -3,8 +3,7 @@ import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { ExpressionFunctions } from '../expression/index.js';
 import { isPromiseLike } from '../lib/promise.js';
-import { didYouMean } from '../lib/suggest.js';
-import type { DefaultPolicy } from './analyze.js';
+import { requireDefaultPolicy, type DefaultPolicy } from '../authorization/default-policy.js';
 import { rejectUnknownOptions } from '../core/validate.js';
 import type { RateLimit } from '../throttle/rate-limit.js';
 import { resolveRateLimits } from './rate-limits.js';
@@ -104,7 +103,6 @@ const KNOWN = [
   'createError',
   'rateLimits',
 ];
-const POLICIES: readonly string[] = ['permitAll', 'authenticated', 'denyAll'];
 
 /** Validates the options of `securityDirectives`. @internal */
 export function resolveSettings(options: SecurityDirectivesOptions | undefined): Settings {
@@ -122,12 +120,7 @@ export function resolveSettings(options: SecurityDirectivesOptions | undefined):
     createError,
     rateLimits,
   } = options;
-  if (!POLICIES.includes(defaultPolicy)) {
-    throw new ConfigurationError(
-      'defaultPolicy',
-      `must be 'permitAll', 'authenticated' or 'denyAll'${didYouMean(defaultPolicy, POLICIES)}`,
-    );
-  }
+  const policy = requireDefaultPolicy(defaultPolicy);
   if (user !== undefined && typeof user !== 'function') {
     throw new ConfigurationError('user', 'must be a function (context) => user');
   }
@@ -145,7 +138,7 @@ export function resolveSettings(options: SecurityDirectivesOptions | undefined):
     throw new ConfigurationError('createError', 'must be a function (denial) => Error');
   }
   return Object.freeze({
-    defaultPolicy,
+    defaultPolicy: policy,
     userOf: user === undefined ? defaultUserOf : customUserOf(user),
     functions,
     debug,

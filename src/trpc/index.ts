@@ -8,6 +8,7 @@
  *
  * @module portcullis/trpc
  */
+export type { DefaultPolicy } from '../authorization/default-policy.js';
 export { assertSecured, type AssertSecuredOptions } from './assert-secured.js';
 export {
   securityResponseMeta,
@@ -32,7 +33,6 @@ export {
 export {
   securityMeta,
   type AuthMeta,
-  type DefaultPolicy,
   type SecurityMeta,
   type SecurityMetaMiddleware,
   type SecurityMetaOptions,

@@ -2,6 +2,7 @@ import { TRPCError, initTRPC, type TRPCMiddlewareBuilder } from '@trpc/server';
 import { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
 import { didYouMean } from '../lib/suggest.js';
+import { requireDefaultPolicy, type DefaultPolicy } from '../authorization/default-policy.js';
 import type { CompiledExpression, ExpressionNode } from '../expression/index.js';
 import { authorize, runAs, userOf } from './guard-middleware.js';
 import { resolveGuardOptions, type GuardOptions } from './options.js';
@@ -60,17 +61,15 @@ export interface SecurityMeta {
   rateLimit?: RateLimit | readonly RateLimit[];
 }
 
-/** What a procedure without `meta.auth` gets from {@link securityMeta}. */
-export type DefaultPolicy = 'deny' | 'authenticated' | 'permitAll';
-
 /** Options of {@link securityMeta}. */
 export interface SecurityMetaOptions extends GuardOptions {
   /**
-   * The rule of a procedure without `meta.auth`: `'deny'` refuses every call
+   * The rule of a procedure without `meta.auth`: `'denyAll'` refuses every call
    * (`UNAUTHORIZED` when anonymous, else `FORBIDDEN`), so no procedure is forgotten;
    * `'authenticated'` lets any user through; `'permitAll'` everyone. To make a
    * missing annotation a start-up error instead, call {@link assertSecured} on the router.
-   * @defaultValue `'deny'`
+   * (tRPC's `'deny'` before 1.0 is refused with a "did you mean `'denyAll'`").
+   * @defaultValue `'denyAll'`
    */
   readonly defaultPolicy?: DefaultPolicy;
 }
@@ -89,7 +88,7 @@ const root = initTRPC.context<UserContext>().meta<SecurityMeta>().create({ isSer
 export const metaMiddlewares = new WeakSet<object>();
 
 const POLICIES: Readonly<Record<DefaultPolicy, Rule | null>> = {
-  deny: Object.freeze({ ...DENY_ALL, description: 'denyAll() (no security metadata)' }),
+  denyAll: Object.freeze({ ...DENY_ALL, description: 'denyAll() (no security metadata)' }),
   authenticated: Object.freeze({
     ...AUTHENTICATED,
     description: 'isAuthenticated() (no security metadata)',
@@ -115,7 +114,7 @@ const POLICIES: Readonly<Record<DefaultPolicy, Rule | null>> = {
  * @example
  * ```ts
  * const t = initTRPC.context<UserContext>().meta<SecurityMeta>().create();
- * const procedure = t.procedure.use(securityMeta({ defaultPolicy: 'deny' }));
+ * const procedure = t.procedure.use(securityMeta({ defaultPolicy: 'denyAll' }));
  * export const appRouter = t.router({
  *   health: procedure.meta({ auth: { permitAll: true } }).query(() => 'ok'),
  *   dashboard: procedure.meta({ auth: { secured: 'ADMIN' } }).query(() => stats()),
@@ -125,14 +124,7 @@ const POLICIES: Readonly<Record<DefaultPolicy, Rule | null>> = {
  */
 export function securityMeta(options?: SecurityMetaOptions): SecurityMetaMiddleware {
   const settings = resolveGuardOptions(options, ['defaultPolicy'], 'securityMeta');
-  const policy = options?.defaultPolicy ?? 'deny';
-  if (!Object.hasOwn(POLICIES, policy)) {
-    throw new ConfigurationError(
-      'defaultPolicy',
-      `must be 'deny', 'authenticated' or 'permitAll'${didYouMean(policy, Object.keys(POLICIES))}`,
-    );
-  }
-  const fallback = POLICIES[policy];
+  const fallback = POLICIES[requireDefaultPolicy(options?.defaultPolicy ?? 'denyAll')];
   const middleware = root.middleware((opts) => {
     const limits = opts.meta?.rateLimit;
     if (limits === undefined) return check(opts);

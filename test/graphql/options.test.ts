@@ -280,6 +280,15 @@ describe('configuration', () => {
     }
   });
 
+  it("names 'denyAll' for tRPC's former 'deny' policy", () => {
+    expect(() => securityDirectives({ defaultPolicy: 'deny' } as never)).toThrow(
+      expect.objectContaining({
+        option: 'defaultPolicy',
+        message: expect.stringContaining('(did you mean "denyAll"?)') as unknown,
+      }),
+    );
+  });
+
   it('refuses a value that is not a schema, and a schema transformed twice', () => {
     const { transformer } = securityDirectives();
     expect(() => transformer({} as unknown as GraphQLSchema)).toThrow(ConfigurationError);

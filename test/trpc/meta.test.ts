@@ -132,13 +132,20 @@ describe('securityMeta default policies', () => {
   };
 
   it.each([
-    ['deny', 'UNAUTHORIZED', 'FORBIDDEN'],
+    ['denyAll', 'UNAUTHORIZED', 'FORBIDDEN'],
     ['authenticated', 'UNAUTHORIZED', 'u'],
     ['permitAll', 'anonymous', 'u'],
   ] as const)('%s', async (policy, anonymous, authenticated) => {
     const router = routerWith(policy);
     expect(await code(router.createCaller({ user: null }).bare())).toBe(anonymous);
     expect(await code(router.createCaller({ user }).bare())).toBe(authenticated);
+  });
+
+  it('is denyAll by default: an unannotated procedure is refused', async () => {
+    const base = t.procedure.use(securityMeta());
+    const router = t.router({ bare: base.query(() => 'served') });
+    expect(await code(router.createCaller({ user: null }).bare())).toBe('UNAUTHORIZED');
+    expect(await code(router.createCaller({ user }).bare())).toBe('FORBIDDEN');
   });
 
   it('securityContext: false guards without filling the SecurityContext', async () => {

@@ -78,6 +78,19 @@ describe('definition-time validation', () => {
     );
   });
 
+  it("refuses the former 'deny' policy, pointing to 'denyAll' (the GraphQL spelling too)", () => {
+    const error = configurationError(() => securityMeta({ defaultPolicy: 'deny' } as never));
+    expect(error.option).toBe('defaultPolicy');
+    expect(error.message).toBe(
+      `defaultPolicy: must be 'permitAll', 'authenticated' or 'denyAll' (did you mean "denyAll"?)`,
+    );
+    const typo = configurationError(() => securityMeta({ defaultPolicy: 'denyall' } as never));
+    expect(typo.message).toContain('(did you mean "denyAll"?)');
+    expect(configurationError(() => securityMeta({ defaultPolicy: 1 } as never)).option).toBe(
+      'defaultPolicy',
+    );
+  });
+
   it('validates createSecurityContext options', () => {
     expect(configurationError(() => createSecurityContext({} as never)).option).toBe(
       'authenticator',
