@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
-import { rejectUnknownOptions } from '../core/validate.js';
+import { requireOptionsObject } from '../core/validate.js';
 
 /**
  * Throws a {@link ConfigurationError} for the first key of `options` that is not in
@@ -14,11 +14,7 @@ export function checkOptionNames(
   known: readonly string[],
 ): Readonly<Record<string, unknown>> {
   if (options === undefined) return {};
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new ConfigurationError(owner, 'options must be an object');
-  }
-  rejectUnknownOptions(owner, options, known);
-  return options as Readonly<Record<string, unknown>>;
+  return requireOptionsObject(owner, owner, options, known);
 }
 
 /** Reads an optional boolean option. @internal */

@@ -81,6 +81,27 @@ export function rejectUnknownOptions(
   }
 }
 
+/**
+ * The one check of an options object: a plain object (never `null` or an array), else
+ * a {@link ConfigurationError} naming `option` with "must be an object"; then
+ * {@link rejectUnknownOptions}.
+ *
+ * @internal
+ */
+export function requireOptionsObject(
+  option: string,
+  owner: string,
+  options: unknown,
+  known: readonly string[] | ReadonlySet<string>,
+  hints: UnknownOptionHints = {},
+): Readonly<Record<string, unknown>> {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ConfigurationError(option, 'must be an object');
+  }
+  rejectUnknownOptions(owner, options, known, hints);
+  return options as Readonly<Record<string, unknown>>;
+}
+
 /** The message of an unknown option (see {@link rejectUnknownOptions}). @internal */
 export function unknownOption(
   owner: string,

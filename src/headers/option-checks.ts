@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/errors.js';
 import { didYouMean } from '../lib/suggest.js';
-import { rejectUnknownOptions } from '../core/validate.js';
+import { requireOptionsObject } from '../core/validate.js';
 
 /** A plain options object (any prototype), not an array or a function. @internal */
 export type OptionRecord = Readonly<Record<string, unknown>>;
@@ -18,15 +18,13 @@ export function requireOptions(
   allowed: readonly string[],
   aliases: Readonly<Record<string, string>> = {},
 ): OptionRecord {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ConfigurationError(option === '' ? 'options' : option, 'must be an options object');
-  }
-  const record = value as OptionRecord;
-  rejectUnknownOptions(option === '' ? 'SecurityHeaders' : option, record, allowed, {
-    aliases,
-    path: (key) => optionPath(option, key),
-  });
-  return record;
+  return requireOptionsObject(
+    option === '' ? 'options' : option,
+    option === '' ? 'SecurityHeaders' : option,
+    value,
+    allowed,
+    { aliases, path: (key) => optionPath(option, key) },
+  );
 }
 
 /** `value`, or `fallback` when it is `undefined`; throws unless it is a boolean. @internal */

@@ -1,12 +1,9 @@
 import { ConfigurationError } from '../core/errors.js';
-import { rejectUnknownOptions } from '../core/validate.js';
+import { requireOptionsObject } from '../core/validate.js';
 
 /** Refuses anything but a plain object, and unknown keys (with a "did you mean"). @internal */
 export function checkKeys(owner: string, options: unknown, known: readonly string[]): void {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new ConfigurationError(owner, 'must be an object');
-  }
-  rejectUnknownOptions(owner, options, known);
+  requireOptionsObject(owner, owner, options, known);
 }
 
 /** RFC 6749 §3.3 `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`. */
