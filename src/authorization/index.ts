@@ -22,4 +22,4 @@ export {
   type MatcherOptions,
   type RequestMatcherOptions,
 } from './request-matcher.js';
-export type { RequestMatcherRuleOptions } from './rule-options.js';
+export type { RequestMatcherRateLimitOptions, RequestMatcherRuleOptions } from './rule-options.js';

@@ -1,5 +1,5 @@
 import type { Access } from './access.js';
-import type { RequestMatcherRuleOptions } from './rule-options.js';
+import type { RequestMatcherRateLimitOptions, RequestMatcherRuleOptions } from './rule-options.js';
 
 /** Options of {@link RequestMatcherAuthorizer.requestMatchers} and {@link RequestMatcherAuthorizer.addMatcher}. */
 export interface MatcherOptions {
@@ -33,6 +33,12 @@ export interface RequestMatcherOptions {
    */
   readonly rules?: readonly RequestMatcherRuleOptions[];
   /**
+   * Rate limits on URL rules, as {@link RequestMatcherAuthorizer.rateLimit} adds them:
+   * `{ paths: '/api/**', limit: rateLimit({ name: 'api', window: '1m', max: 100 }) }`,
+   * optionally with `methods`. @defaultValue `[]`
+   */
+  readonly rateLimits?: readonly RequestMatcherRateLimitOptions[];
+  /**
    * The requirement of a path no rule matches: see {@link RequestMatcherAuthorizer.anyRequest}.
    * @defaultValue `'authenticated'`
    */
@@ -48,5 +54,6 @@ export const OPTION_NAMES = [
   'caseSensitive',
   'problemDetails',
   'rules',
+  'rateLimits',
   'anyRequest',
 ];

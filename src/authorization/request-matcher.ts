@@ -23,7 +23,7 @@ import type { RateLimit } from '../throttle/rate-limit.js';
 import { compilePathPattern, compilePattern, type CompiledPattern } from './pattern.js';
 import { checkRegexRule, shadowingRules } from './rule-checks.js';
 import { RuleIndex } from './rule-index.js';
-import { applyRuleOptions } from './rule-options.js';
+import { applyRateLimitOptions, applyRuleOptions } from './rule-options.js';
 import {
   OPTION_NAMES,
   type MatcherOptions,
@@ -123,6 +123,7 @@ export class RequestMatcherAuthorizer implements Authorizer {
     }
     if (o.problemDetails !== undefined)
       this.problemDetails(booleanOption('problemDetails', o.problemDetails, false));
+    applyRateLimitOptions(this, o.rateLimits);
     applyRuleOptions(this, o.rules, o.anyRequest);
   }
 

@@ -2,6 +2,7 @@ import { ConfigurationError } from '../core/errors.js';
 import { Access } from './access.js';
 import { checkOptionNames } from './options.js';
 import type { RequestMatcherAuthorizer } from './request-matcher.js';
+import { RateLimit } from '../throttle/rate-limit.js';
 
 /**
  * One URL rule in the plain-object form of {@link RequestMatcherAuthorizer}'s
@@ -71,6 +72,45 @@ export function applyRuleOptions(
 }
 
 /** An {@link Access} from its plain-object form. */
+/**
+ * One rate limit of {@link RequestMatcherOptions.rateLimits}: the limit counted for
+ * requests to `paths` (path patterns), optionally of `methods` only.
+ */
+export interface RequestMatcherRateLimitOptions {
+  readonly paths: string | readonly string[];
+  /** A `rateLimit({ … })`. */
+  readonly limit: RateLimit;
+  readonly methods?: string | readonly string[];
+}
+
+const RATE_LIMIT_OPTION_NAMES = ['paths', 'limit', 'methods'];
+
+/** Adds the `rateLimits` option's entries to the authorizer, in order. @internal */
+export function applyRateLimitOptions(
+  authorizer: RequestMatcherAuthorizer,
+  rateLimits: unknown,
+): void {
+  if (rateLimits === undefined) return;
+  if (!Array.isArray(rateLimits)) {
+    throw new ConfigurationError('rateLimits', 'must be an array of { paths, limit, methods? }');
+  }
+  for (const raw of rateLimits as unknown[]) {
+    const entry = checkOptionNames('rateLimits[]', raw, RATE_LIMIT_OPTION_NAMES);
+    if (!(entry.limit instanceof RateLimit)) {
+      throw new ConfigurationError('rateLimits[].limit', 'must be a rateLimit({ … })');
+    }
+    if (entry.paths === undefined) {
+      throw new ConfigurationError('rateLimits[].paths', 'is required');
+    }
+    const methods = entry.methods as string | readonly string[] | undefined;
+    authorizer.rateLimit(
+      entry.paths as string | readonly string[],
+      entry.limit,
+      methods === undefined ? undefined : { methods },
+    );
+  }
+}
+
 function accessOf(value: unknown): Access {
   if (value instanceof Access) return value;
   if (typeof value !== 'string' || value.trim() === '') {

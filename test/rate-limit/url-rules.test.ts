@@ -4,6 +4,7 @@ import {
   AuthorizationManager,
   ConfigurationError,
   MemoryThrottleStore,
+  RequestMatcherAuthorizer,
   SecurityTransform,
   rateLimit,
   type RateLimitOptions,
@@ -279,5 +280,37 @@ describe('URL rules: configuration', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('the options form (rateLimits) counts as the builder does, and refuses malformed entries', async () => {
+    const store = new MemoryThrottleStore();
+    const limit = rateLimit({ name: 'opts', window: '1m', max: 1, by: 'address', store });
+    const transform = new SecurityTransform().configAuthorizer(
+      () =>
+        new RequestMatcherAuthorizer({
+          rateLimits: [{ paths: '/upload/**', limit, methods: 'POST' }],
+          anyRequest: 'permitAll',
+        }),
+    );
+    const server = await listen(
+      withSecurity(transform, (_req, res) => {
+        res.end('ok');
+      }),
+    );
+    try {
+      const post = () => fetch(`${server.origin}/upload/x`, { method: 'POST' });
+      expect(await statuses(2, post)).toEqual([200, 429]);
+      expect(await statuses(2, () => fetch(`${server.origin}/upload/x`))).toEqual([200, 200]);
+    } finally {
+      await server.close();
+    }
+    const make = (rateLimits: unknown) => () =>
+      new RequestMatcherAuthorizer({ rateLimits } as never);
+    expect(make({ paths: '/a', limit })).toThrow(expect.objectContaining({ option: 'rateLimits' }));
+    expect(make([{ paths: '/a', limit: { max: 1 } }])).toThrow(
+      expect.objectContaining({ option: 'rateLimits[].limit' }),
+    );
+    expect(make([{ limit }])).toThrow(expect.objectContaining({ option: 'rateLimits[].paths' }));
+    expect(make([{ paths: '/a', limit, metods: 'GET' }])).toThrow(/did you mean "methods"/u);
   });
 });
