@@ -27,7 +27,12 @@ import {
 } from 'portcullis';
 import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
 import { JwtAuthenticator, JwtConfig, JwtTokenService, tokenEndpoints } from 'portcullis/jwt';
-import { withSecurity, withSecurityHeaders, type SecuredRequest } from 'portcullis/node';
+import {
+  securityRoutes,
+  withSecurity,
+  withSecurityHeaders,
+  type SecuredRequest,
+} from 'portcullis/node';
 import type { SessionAuthenticator } from 'portcullis/session';
 import { createAccountRoutes } from './account-routes.js';
 import { routeRequest, text } from './routes.js';
@@ -37,7 +42,6 @@ import {
   createSessions,
   devProviderAccounts,
   sessionOptionsFromEnv,
-  withOAuth2Routes,
   type OAuth2Site,
   type SessionSiteOptions,
   type SessionSummary,
@@ -218,10 +222,18 @@ export async function createApp(options: AppOptions = {}): Promise<{
     await stores.close();
     throw error;
   }
+  const site = createSessionSite(sessions, authenticator, { oauth2: oauth2 !== undefined });
   const extraRoutes = {
-    ...createSessionSite(sessions, authenticator, { oauth2: oauth2 !== undefined }),
+    ...site.pages,
     ...createAccountRoutes({ authenticator, users, encoder, sessions, tokens }),
   };
+  // The routes portcullis answers itself: form login and logout, the token endpoints,
+  // and the OAuth2 login routes (only with the development provider).
+  const routes = securityRoutes(
+    ...site.routes,
+    endpoints,
+    ...(oauth2 === undefined ? [] : [oauth2.login]),
+  );
 
   const transform = new SecurityTransform()
     // A bearer token, else the session cookie, else HTTP Basic: the first user found wins.
@@ -270,11 +282,12 @@ export async function createApp(options: AppOptions = {}): Promise<{
   const siteRouter = (req: SecuredRequest, res: ServerResponse): void => {
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
     const extraRoute = extraRoutes[`${req.method ?? 'GET'} ${path}`];
-    const answered = extraRoute ? extraRoute(req, res).then(() => true) : endpoints.node(req, res);
-    answered.then(
-      (done) => {
-        if (!done) routeRequest(req, res);
-      },
+    if (extraRoute === undefined) {
+      routeRequest(req, res);
+      return;
+    }
+    extraRoute(req, res).then(
+      () => undefined,
       (error: unknown) => {
         if (res.headersSent) res.destroy();
         else if (error instanceof TooManyRequestsError) {
@@ -289,8 +302,12 @@ export async function createApp(options: AppOptions = {}): Promise<{
       },
     );
   };
-  // The OAuth2 routes first (only with the development provider).
-  const router = oauth2 === undefined ? siteRouter : withOAuth2Routes(oauth2.login, siteRouter);
+  // portcullis' own routes first, then the site's.
+  const router = (req: SecuredRequest, res: ServerResponse): void => {
+    routes(req, res, () => {
+      siteRouter(req, res);
+    });
+  };
   // helmet's policy, plus a per-response nonce for the inline script of /me.
   const headers = new SecurityHeaders({
     contentSecurityPolicy: { directives: { scriptSrc: ["'self'", SecurityHeaders.nonce] } },

@@ -7,14 +7,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { LoginThrottle, SpentIdStore, UserRepository } from 'portcullis';
+import type { LoginThrottle, SecurityRoutes, SpentIdStore, UserRepository } from 'portcullis';
 import { getCspNonce, userOf } from 'portcullis/node';
 import {
   OAuth2ClientRepository,
   OAuth2Config,
   OAuth2Provider,
   oauth2Login,
-  type OAuth2LoginHandler,
 } from 'portcullis/oauth2';
 import {
   SessionAuthenticator,
@@ -109,16 +108,26 @@ export interface SessionSiteFeatures {
   readonly oauth2?: boolean;
 }
 
-/** The site's routes, by `METHOD path`. */
+/** The site: its pages by `METHOD path`, and the form routes portcullis answers. */
+export interface SessionSite {
+  /** `GET /login` and `GET /me`. */
+  readonly pages: Record<string, Handler>;
+  /** `POST /login` and `POST /logout` (`formLogin`, `formLogout`), for `securityRoutes`. */
+  readonly routes: readonly SecurityRoutes[];
+}
+
+/** The site's pages and form routes. */
 export function createSessionSite(
   sessions: SessionAuthenticator,
   credentials: CredentialsVerifier,
   features: SessionSiteFeatures = {},
-): Record<string, Handler> {
+): SessionSite {
   const csrfField = sessions.settings.csrfFieldName;
-  const login = formLogin({ sessions, credentials, defaultTarget: '/me' });
-  const logout = formLogout({ sessions });
-  return {
+  const routes = [
+    formLogin({ sessions, credentials, defaultTarget: '/me' }),
+    formLogout({ sessions }),
+  ];
+  const pages: Record<string, Handler> = {
     'GET /login': async (req, res) => {
       const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
       const { token, setCookie } = await sessions.csrfToken(req);
@@ -146,8 +155,6 @@ export function createSessionSite(
         }),
       );
     },
-    'POST /login': login.node,
-    'POST /logout': logout.node,
     'GET /me': async (req, res) => {
       const user = userOf(req);
       const nonce = getCspNonce(res);
@@ -160,6 +167,7 @@ export function createSessionSite(
       html(res, mePage({ user, csrfToken: token, csrfField, nonce }));
     },
   };
+  return { pages, routes };
 }
 
 /**
@@ -207,7 +215,7 @@ export interface OAuth2SiteOptions {
 /** The OAuth2 login of the example, against its development provider. */
 export interface OAuth2Site {
   /** The routes `GET /oauth2/authorization/local` and `GET /login/oauth2/code/local`. */
-  readonly login: OAuth2LoginHandler;
+  readonly login: SecurityRoutes;
   /** The provider's issuer, `http://127.0.0.1:<port>`. */
   readonly issuer: string;
   /** Stops the provider. */
@@ -256,24 +264,6 @@ export async function createOAuth2Site(
     await provider.close();
     throw error;
   }
-}
-
-/** `next` behind the OAuth2 routes, which answer their own paths (`node` resolves `true`). */
-export function withOAuth2Routes<Request extends IncomingMessage>(
-  login: OAuth2LoginHandler,
-  next: (req: Request, res: ServerResponse) => void,
-): (req: Request, res: ServerResponse) => void {
-  return (req, res) => {
-    login.node(req, res).then(
-      (handled) => {
-        if (!handled) next(req, res);
-      },
-      () => {
-        if (res.headersSent) res.destroy();
-        else res.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error\n');
-      },
-    );
-  };
 }
 
 function html(res: ServerResponse, body: string): void {

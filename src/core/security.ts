@@ -79,6 +79,11 @@ export type AuthorizationDecision =
 export interface SecurityResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * `Set-Cookie` values, each written as its own header line by every adapter
+   * (never joined: a cookie's `Expires` holds a comma).
+   */
+  readonly cookies?: readonly string[];
   readonly body: string;
 }
 

@@ -5,7 +5,4 @@
  */
 export { securityHeaders, type SecurityHeadersPluginOptions } from './headers.js';
 export { security, type SecurityPluginOptions } from './plugin.js';
-export {
-  portcullisTokenEndpoints,
-  type PortcullisTokenEndpointsOptions,
-} from './token-endpoints.js';
+export { securityRoutes, type SecurityRoutesPluginOptions } from './routes.js';

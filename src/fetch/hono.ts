@@ -4,7 +4,8 @@ import { SecurityHeaders, type SecurityHeadersOptions } from '../headers/index.j
 import type { SecurityTransform } from '../transform/index.js';
 import { setCspNonce, setUser } from './context.js';
 import { decorate } from './headers.js';
-import { check, toResponse, withHeaders } from './security.js';
+import { toFetchResponse } from '../http/response.js';
+import { check, withHeaders } from './security.js';
 
 /**
  * The part of Hono's `Context` portcullis uses (structural: portcullis does not
@@ -12,6 +13,11 @@ import { check, toResponse, withHeaders } from './security.js';
  */
 export interface HonoLikeContext {
   readonly req: { readonly raw: Request };
+  /**
+   * The runtime's bindings: where a server puts the connection (`@hono/node-server`'s
+   * `incoming`, Bun's server, Deno's connection info).
+   */
+  readonly env?: unknown;
   res: Response;
   set(key: 'user', value: AuthenticatedUser | null): void;
   set(key: 'cspNonce', value: string | undefined): void;
@@ -46,7 +52,7 @@ export function honoSecurity(transform: SecurityTransform): HonoLikeMiddleware {
   return async function portcullisHono(c, next) {
     const request = c.req.raw;
     const outcome = await check(transform, request, undefined);
-    if (!outcome.proceed) return toResponse(outcome.response);
+    if (!outcome.proceed) return toFetchResponse(outcome.response);
     setUser(request, outcome.user);
     c.set('user', outcome.user);
     await SecurityContext.run(outcome.user, next);

@@ -13,4 +13,5 @@ export {
   type PortcullisVariables,
 } from './hono.js';
 export { toSecurityRequest } from './request.js';
+export { honoSecurityRoutes, securityRoutes } from './routes.js';
 export { withSecurity, type FetchSecurityContext, type WithSecurityOptions } from './security.js';

@@ -1,6 +1,6 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { SecurityContext } from '../core/context.js';
-import type { SecurityResponse } from '../core/security.js';
+import { toFetchResponse } from '../http/response.js';
 import { mergeVary } from '../lib/vary.js';
 import type { SecurityOutcome, SecurityTransform } from '../transform/index.js';
 import { setUser } from './context.js';
@@ -50,7 +50,7 @@ export function withSecurity<Args extends unknown[]>(
   const clientAddress = options.clientAddress;
   return async function portcullisFetch(request, ...args) {
     const outcome = await check(transform, request, clientAddress?.(request, ...args));
-    if (!outcome.proceed) return toResponse(outcome.response);
+    if (!outcome.proceed) return toFetchResponse(outcome.response);
     const user = outcome.user;
     setUser(request, user);
     const response = await SecurityContext.run(user, () => handler(request, { user }, ...args));
@@ -93,14 +93,4 @@ export function check(
   clientAddress: string | undefined,
 ): SecurityOutcome | Promise<SecurityOutcome> {
   return transform.handle(toSecurityRequest(request, clientAddress));
-}
-
-/** A portcullis response as a Fetch `Response`. @internal */
-export function toResponse(response: SecurityResponse): Response {
-  // A 204 (a preflight's answer), 205 or 304 must have a null body.
-  const empty = response.status === 204 || response.status === 205 || response.status === 304;
-  return new Response(empty ? null : response.body, {
-    status: response.status,
-    headers: response.headers,
-  });
 }

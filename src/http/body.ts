@@ -6,12 +6,7 @@
  * @internal
  */
 import type { Readable } from 'node:stream';
-
-/**
- * Reads a request body of at most `maxBytes`: the bytes, or `undefined` as soon as the
- * body goes past the limit (reading stops there; the rest is never read).
- */
-export type BodyReader = (maxBytes: number) => Promise<Uint8Array | undefined>;
+import type { BodyReader } from '../core/routes.js';
 
 /**
  * The {@link BodyReader} of a node request stream (`IncomingMessage`, Fastify's

@@ -30,7 +30,7 @@ export {
 } from './refresh-store.js';
 export { toTokenResponse, type TokenPair, type TokenResponse } from './token-pair.js';
 export { JwtTokenService } from './token-service.js';
-export { tokenEndpoints, type BodyReader, type TokenEndpoints } from './token-routes.js';
+export { tokenEndpoints, type TokenEndpoints } from './token-routes.js';
 export type { TokenEndpointsOptions } from './token-routes-options.js';
 export type {
   TokenEndpointError,

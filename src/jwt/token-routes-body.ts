@@ -6,8 +6,6 @@
  * @internal
  */
 
-export { fetchBodyReader, nodeBodyReader, type BodyReader } from '../http/body.js';
-
 /** The parameters of a token request, or the reason it is malformed. @internal */
 export type ParsedBody =
   | { readonly params: ReadonlyMap<string, unknown> }

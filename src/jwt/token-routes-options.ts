@@ -172,10 +172,13 @@ function loaderOf(users: unknown): LoadUser {
   );
 }
 
-/** An absolute path without query, dot segments or doubled slashes, e.g. `/auth/login`. */
+/**
+ * An absolute path without query, dot segments, doubled slashes, nor a character a
+ * path pattern or a Fastify route reads (`*`, `{`, `}`, `:`), e.g. `/auth/login`.
+ */
 function routePath(option: string, value: unknown): string {
   const safe = safeRedirectTarget(value, '');
-  if (safe === '' || safe !== value || /[?#%]|\/\/|\/\.\.?(?:\/|$)/u.test(safe)) {
+  if (safe === '' || safe !== value || /[?#%*{}:]|\/\/|\/\.\.?(?:\/|$)/u.test(safe)) {
     throw new ConfigurationError(option, 'must be a plain absolute path such as /auth/login');
   }
   return safe;

@@ -104,13 +104,3 @@ export function tokenError(
 export function tokenSuccess(pair: TokenPair): SecurityResponse {
   return { status: 200, headers: NO_STORE, body: JSON.stringify(toTokenResponse(pair)) };
 }
-
-/** 500 in plain text, without the cause (a signing key that fails, a bug). @internal */
-export const INTERNAL_ERROR: SecurityResponse = Object.freeze({
-  status: 500,
-  headers: Object.freeze({
-    'content-type': 'text/plain; charset=utf-8',
-    'cache-control': 'no-store',
-  }),
-  body: 'Internal Server Error',
-});

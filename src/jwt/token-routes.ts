@@ -1,39 +1,26 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { deadlineExceeded } from '../core/deadline.js';
 import { StoreUnavailableError, TooManyRequestsError, UnavailableError } from '../core/errors.js';
 import type { SecurityRequest } from '../core/request.js';
+import type { BodyReader, SecurityRoutes } from '../core/routes.js';
 import type { SecurityResponse } from '../core/security.js';
 import { User } from '../core/user.js';
 import { withDeadline } from '../lib/deadline.js';
-import { fetchRequestView, nodeRequestView } from '../http/request-views.js';
 import { JwtError } from './errors.js';
 import { RefreshStoreFullError } from './refresh-store.js';
-import {
-  bodyTypeOf,
-  fetchBodyReader,
-  nodeBodyReader,
-  parseBody,
-  type BodyReader,
-} from './token-routes-body.js';
+import { bodyTypeOf, parseBody } from './token-routes-body.js';
 import {
   readTokenEndpointsOptions,
   type TokenEndpointsOptions,
   type TokenEndpointsSettings,
 } from './token-routes-options.js';
-import {
-  INTERNAL_ERROR,
-  tokenError,
-  tokenSuccess,
-  type TokenRefusal,
-} from './token-routes-responses.js';
+import { INTERNAL_SERVER_ERROR } from '../http/response.js';
+import { tokenError, tokenSuccess, type TokenRefusal } from './token-routes-responses.js';
 import type { LoadUser } from './token-service-options.js';
 import type { LoginAttemptResult } from '../throttle/login-throttle.js';
 import { isPromiseLike } from '../lib/promise.js';
 
-export type { BodyReader } from './token-routes-body.js';
-
-/** The login and refresh routes, for every adapter. */
-export interface TokenEndpoints {
+/** The login and refresh routes: {@link SecurityRoutes} with the two paths by name. */
+export interface TokenEndpoints extends SecurityRoutes {
   /** The login route, e.g. `/auth/login`. */
   readonly loginPath: string;
   /** The refresh route, e.g. `/auth/refresh`. */
@@ -43,28 +30,6 @@ export interface TokenEndpoints {
    * `.requestMatchers(endpoints.paths, Access.permitAll())`.
    */
   readonly paths: readonly string[];
-  /**
-   * The route core: the answer for a request to one of the paths (reading the body
-   * with `readBody`), or `undefined` for any other path. Rejects only when the body
-   * could not be read (the client went away) or on a bug; never for what the client
-   * sent.
-   */
-  readonly handle: (
-    request: SecurityRequest,
-    readBody: BodyReader,
-  ) => Promise<SecurityResponse | undefined>;
-  /**
-   * For node `http`, Express, Connect: answers the request and resolves `true` when
-   * its path is one of the routes, else resolves `false` without touching `res`.
-   */
-  readonly node: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
-  /**
-   * For the Fetch API (Hono, Next.js route handlers, Bun, Deno): the answer, or
-   * `undefined` for other paths. `clientAddress` is the client's socket address where
-   * the runtime tells it (e.g. Hono's `getConnInfo(c).remote.address`): without it,
-   * the throttles count logins by username only and refreshes not at all.
-   */
-  readonly fetch: (request: Request, clientAddress?: string) => Promise<Response | undefined>;
 }
 
 /**
@@ -94,15 +59,20 @@ export interface TokenEndpoints {
  * `{ "error": "slow_down" }` with `Retry-After`, before any password is hashed or
  * token looked up.
  *
+ * Both paths answer every method (405 with `Allow: POST` to all but `POST`); any
+ * other path is passed on (`handle` answers `undefined`). Mount them with
+ * `securityRoutes(...)` of the adapter.
+ *
  * @example
  * ```ts
  * import { JwtTokenService, tokenEndpoints } from 'portcullis/jwt';
+ * import { securityRoutes, withSecurity } from 'portcullis/node';
  * const endpoints = tokenEndpoints({ authenticator, tokens, users: repository });
  * // rules: .requestMatchers(endpoints.paths, Access.permitAll())
- * createServer(withSecurity(transform, async (req, res) => {
- *   if (await endpoints.node(req, res)) return;
+ * const routes = securityRoutes(endpoints);
+ * createServer(withSecurity(transform, (req, res) => routes(req, res, () => {
  *   // … the other routes
- * }));
+ * })));
  * ```
  */
 export function tokenEndpoints(options: TokenEndpointsOptions): TokenEndpoints {
@@ -155,7 +125,7 @@ export function tokenEndpoints(options: TokenEndpointsOptions): TokenEndpoints {
       if (error instanceof RefreshStoreFullError) {
         return refuse('unavailable', { 'retry-after': '5' });
       }
-      return INTERNAL_ERROR; // signing failed, or a bug: never its details
+      return INTERNAL_SERVER_ERROR; // signing failed, or a bug: never its details
     }
   };
 
@@ -164,49 +134,7 @@ export function tokenEndpoints(options: TokenEndpointsOptions): TokenEndpoints {
     refreshPath,
     paths: Object.freeze([loginPath, refreshPath]),
     handle,
-    node: async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
-      const request = nodeRequestView(req);
-      if (request.path !== loginPath && request.path !== refreshPath) return false;
-      let response: SecurityResponse | undefined;
-      try {
-        response = await handle(request, nodeBodyReader(req));
-      } catch {
-        // A client that went away mid-body: never an unhandled rejection.
-        response = INTERNAL_ERROR;
-      }
-      sendNode(res, response ?? INTERNAL_ERROR);
-      return true;
-    },
-    fetch: async (request: Request, clientAddress?: string): Promise<Response | undefined> => {
-      // A runtime handing its own second argument (Bun's server, a Worker's env) gives no address.
-      const address = typeof clientAddress === 'string' ? clientAddress : undefined;
-      const response = await handle(
-        fetchRequestView(request, address),
-        fetchBodyReader(request),
-      ).catch(() => INTERNAL_ERROR);
-      if (response === undefined) return undefined;
-      return new Response(response.body, { status: response.status, headers: response.headers });
-    },
   });
-}
-
-/**
- * Writes an answer of the token endpoints to a node response; a 413 closes the
- * connection, so the rest of the body is never read.
- *
- * @internal
- */
-export function sendNode(res: ServerResponse, response: SecurityResponse): void {
-  if (res.headersSent || res.destroyed) {
-    res.destroy();
-    return;
-  }
-  if (response.status === 413) res.setHeader('connection', 'close');
-  res.writeHead(response.status, {
-    ...response.headers,
-    'content-length': String(Buffer.byteLength(response.body)),
-  });
-  res.end(response.body);
 }
 
 /**

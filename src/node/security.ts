@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { SecurityResponse } from '../core/security.js';
 import type { SecurityOutcome, SecurityTransform } from '../transform/index.js';
 import { isPromiseLike } from '../lib/promise.js';
+import { writeNodeResponse } from '../http/response.js';
 import { mergeVary } from '../lib/vary.js';
 import { enterContext, type SecuredRequest } from './context.js';
 import { toSecurityRequest } from './request.js';
@@ -105,7 +105,7 @@ function run(
     if (result.proceed) {
       if (result.headers) addHeaders(res, result.headers);
       enterContext(req, result.user, proceed);
-    } else send(res, result.response);
+    } else writeNodeResponse(res, result.response);
   };
   if (isPromiseLike(outcome)) Promise.resolve(outcome).then(apply, fail);
   else apply(outcome);
@@ -126,22 +126,6 @@ function addHeaders(res: ServerResponse, headers: Readonly<Record<string, string
       );
     } else res.setHeader(name, value);
   }
-}
-
-/** Writes a portcullis response (a denial) to a node response. @internal */
-export function send(res: ServerResponse, response: SecurityResponse): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  res.statusCode = response.status;
-  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-  if (response.status === 204 || response.status === 304) {
-    res.end(); // no body and no Content-Length (RFC 9110 §8.6)
-    return;
-  }
-  res.setHeader('content-length', Buffer.byteLength(response.body));
-  res.end(response.body);
 }
 
 function internalError(res: ServerResponse): void {

@@ -3,7 +3,7 @@ import { User, accountRefusal } from '../core/user.js';
 import { requireInteger } from '../core/validate.js';
 import { MemoryStoreFullError } from '../stores/errors.js';
 import type { UserRepository } from '../users/repository.js';
-import type { OAuth2MapperContext, OAuth2UserMapper } from './routes-options.js';
+import type { OAuth2MapperContext, OAuth2UserMapper } from './routes/options.js';
 import type { OAuth2User } from './types.js';
 
 /**

@@ -27,7 +27,7 @@ export type {
   OAuth2Tokens,
   OAuth2User,
 } from './types.js';
-export { oauth2Login, type OAuth2LoginHandler } from './routes.js';
+export { oauth2Login } from './routes/login.js';
 export {
   defaultOAuth2UserMapper,
   type OAuth2ClientSource,
@@ -35,7 +35,7 @@ export {
   type OAuth2LoginSessions,
   type OAuth2MapperContext,
   type OAuth2UserMapper,
-} from './routes-options.js';
+} from './routes/options.js';
 export {
   MemoryOAuth2AccountRepository,
   accountLinkingMapper,

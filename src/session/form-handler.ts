@@ -1,46 +1,29 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { deadlineExceeded } from '../core/deadline.js';
-import { retryLaterStatus, UnavailableError } from '../core/errors.js';
+import { ConfigurationError, retryLaterStatus, UnavailableError } from '../core/errors.js';
 import type { SecurityEvents } from '../core/events.js';
 import type { SecurityRequest } from '../core/request.js';
+import type { BodyReader, SecurityRoutes } from '../core/routes.js';
+import type { SecurityResponse } from '../core/security.js';
 import { withDeadline } from '../lib/deadline.js';
-import { fetchRequestView, nodeRequestView } from '../http/request-views.js';
+import { INTERNAL_SERVER_ERROR } from '../http/response.js';
 import { readForm } from './form.js';
-
-/** A form handler for both adapter styles. */
-export interface FormHandler {
-  /** For node `http`, Express, Connect: answers the request itself. */
-  readonly node: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  /**
-   * For the Fetch API (Hono, Next.js route handlers, Bun, Deno). `clientAddress` is
-   * the client's socket address where the runtime tells it (e.g. Hono's
-   * `getConnInfo(c).remote.address`): without it, a login throttle counts attempts
-   * by username only.
-   */
-  readonly fetch: (request: Request, clientAddress?: string) => Promise<Response>;
-}
-
-/** What a form handler answers, whichever adapter style sends it. @internal */
-export interface Outcome {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly setCookie?: string;
-  readonly body: string;
-}
 
 const TEXT = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' };
 
+/** The only method a form route answers; any other passes on (the app's own page). */
+const POST_ONLY: readonly string[] = Object.freeze(['POST']);
+
 /** A plain-text answer. @internal */
-export function plain(status: number, body: string): Outcome {
+export function plain(status: number, body: string): SecurityResponse {
   return { status, headers: TEXT, body };
 }
 
-/** A 303 redirect, never cached. @internal */
-export function redirect(location: string, setCookie?: string): Outcome {
+/** A 303 redirect, never cached, setting `cookie` when given. @internal */
+export function redirect(location: string, cookie?: string): SecurityResponse {
   return {
     status: 303,
     headers: { location, 'cache-control': 'no-store' },
-    ...(setCookie === undefined ? {} : { setCookie }),
+    ...(cookie === undefined ? {} : { cookies: [cookie] }),
     body: '',
   };
 }
@@ -49,7 +32,7 @@ export function redirect(location: string, setCookie?: string): Outcome {
  * 503 with `Retry-After` (a dependency passed its deadline or is down), or 429 with
  * `Retry-After` when a throttle refused (a `TooManyRequestsError`). @internal
  */
-export function retryLaterOutcome(error: UnavailableError): Outcome {
+export function retryLaterOutcome(error: UnavailableError): SecurityResponse {
   const status = retryLaterStatus(error);
   return {
     status,
@@ -59,24 +42,27 @@ export function retryLaterOutcome(error: UnavailableError): Outcome {
 }
 
 /**
- * The node and Fetch handlers of a form route: `POST` only, the body read up to
+ * The routes of a form: `POST path` only (any other method or path is passed on, so
+ * the application's own `GET` page of the same path renders), the body read up to
  * `max` bytes, then `handle` under the deadline (past it, or on an
- * `UnavailableError`, 503 with `Retry-After`). @internal
+ * `UnavailableError`, 503 with `Retry-After`; a bug 500).
+ *
+ * @internal
  */
-export function makeHandler(
+export function formRoutes(
+  path: string,
   max: number,
   events: SecurityEvents,
   timeoutMs: number,
   operation: string,
-  handle: (request: SecurityRequest, form: URLSearchParams) => Promise<Outcome>,
-): FormHandler {
-  const run = async (
-    security: SecurityRequest,
-    source: IncomingMessage | Request,
-  ): Promise<Outcome> => {
-    if (security.method !== 'POST')
-      return { ...plain(405, 'Method Not Allowed'), headers: { ...TEXT, allow: 'POST' } };
-    const read = await readForm(source, max);
+  handle: (request: SecurityRequest, form: URLSearchParams) => Promise<SecurityResponse>,
+): SecurityRoutes {
+  const answer = async (
+    request: SecurityRequest,
+    readBody: BodyReader,
+  ): Promise<SecurityResponse | undefined> => {
+    if (request.method !== 'POST' || request.path !== path) return undefined;
+    const read = await readForm(request, readBody, max);
     if ('status' in read)
       return plain(
         read.status,
@@ -87,41 +73,32 @@ export function makeHandler(
             : 'Bad Request',
       );
     try {
-      return await withDeadline(handle(security, read.form), timeoutMs, () =>
-        deadlineExceeded(operation, timeoutMs, events, security),
+      return await withDeadline(handle(request, read.form), timeoutMs, () =>
+        deadlineExceeded(operation, timeoutMs, events, request),
       );
     } catch (error) {
       if (error instanceof UnavailableError) return retryLaterOutcome(error);
-      throw error;
+      // A failing store or a bug: never details.
+      return INTERNAL_SERVER_ERROR;
     }
   };
-  return Object.freeze({
-    node: async (req: IncomingMessage, res: ServerResponse) => {
-      let outcome: Outcome;
-      try {
-        outcome = await run(nodeRequestView(req), req);
-      } catch {
-        // A client that went away mid-body, or a failing store: never an unhandled
-        // rejection (which would end the process), never details.
-        if (res.headersSent || req.socket.destroyed) res.destroy();
-        else res.writeHead(500, TEXT).end('Internal Server Error');
-        return;
-      }
-      if (outcome.setCookie !== undefined) res.appendHeader('set-cookie', outcome.setCookie);
-      if (outcome.status === 413) res.setHeader('connection', 'close');
-      res.writeHead(outcome.status, outcome.headers);
-      res.end(outcome.body);
-    },
-    fetch: async (request: Request, clientAddress?: string) => {
-      // A runtime handing its own second argument (Bun's server, a Worker's env) gives no address.
-      const address = typeof clientAddress === 'string' ? clientAddress : undefined;
-      const outcome = await run(fetchRequestView(request, address), request);
-      const headers = new Headers(outcome.headers);
-      if (outcome.setCookie !== undefined) headers.append('set-cookie', outcome.setCookie);
-      return new Response(outcome.body === '' ? null : outcome.body, {
-        status: outcome.status,
-        headers,
-      });
-    },
-  });
+  return Object.freeze({ paths: Object.freeze([path]), methods: POST_ONLY, handle: answer });
+}
+
+/**
+ * The path of a form route: a plain absolute path (letters, digits, `.`, `_`, `~`,
+ * `-` between slashes; no dot segments), which is also a literal path pattern.
+ *
+ * @internal
+ */
+export function formPath(option: string, value: unknown): string {
+  if (
+    typeof value !== 'string' ||
+    value.length > 1024 ||
+    !/^(?:\/[A-Za-z0-9._~-]+)+$/u.test(value) ||
+    /\/\.{1,2}(?:\/|$)/u.test(value)
+  ) {
+    throw new ConfigurationError(option, 'must be a plain absolute path such as /login');
+  }
+  return value;
 }

@@ -2,21 +2,14 @@ import { isBrowserNavigation } from '../authorization/entry-points.js';
 import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
 import { ConfigurationError, TooManyRequestsError, UnavailableError } from '../core/errors.js';
 import type { SecurityRequest } from '../core/request.js';
+import type { SecurityRoutes } from '../core/routes.js';
+import type { SecurityResponse } from '../core/security.js';
 import type { User } from '../core/user.js';
 import { safeRedirectTarget } from '../http/redirect.js';
 import { rejectUnknownOptions, requireInteger, requireName } from '../core/validate.js';
 import type { SessionAuthenticator } from './authenticator.js';
 import { checkOrigin } from './csrf.js';
-import {
-  makeHandler,
-  plain,
-  redirect,
-  retryLaterOutcome,
-  type FormHandler,
-  type Outcome,
-} from './form-handler.js';
-
-export type { FormHandler } from './form-handler.js';
+import { formPath, formRoutes, plain, redirect, retryLaterOutcome } from './form-handler.js';
 
 /** Something that checks a username and password, like `MemoryAuthenticator`. */
 export interface CredentialsVerifier {
@@ -32,6 +25,12 @@ export interface FormLoginOptions {
   readonly sessions: SessionAuthenticator;
   /** Checks the username and password (the in-memory store, or any verifier). */
   readonly credentials: CredentialsVerifier;
+  /**
+   * The path the form posts to: the routes answer `POST` there, and pass any other
+   * method on (so the application's own `GET` login page renders).
+   * @defaultValue `'/login'`
+   */
+  readonly path?: string;
   /**
    * The login page, where failures return with `?error` and logins refused by a
    * login throttle (too many failures for the username or the address) with
@@ -61,6 +60,11 @@ export interface FormLoginOptions {
 /** Options of {@link formLogout}. */
 export interface FormLogoutOptions {
   readonly sessions: SessionAuthenticator;
+  /**
+   * The path the logout form posts to: the routes answer `POST` there, and pass any
+   * other method on. @defaultValue `'/logout'`
+   */
+  readonly path?: string;
   /** Where the browser goes after logout. @defaultValue `'/login?logout'` */
   readonly target?: string;
   /** @defaultValue `16384` */
@@ -78,6 +82,7 @@ export interface FormLogoutOptions {
 const LOGIN_OPTIONS = [
   'sessions',
   'credentials',
+  'path',
   'loginUrl',
   'defaultTarget',
   'targetField',
@@ -88,8 +93,8 @@ const LOGIN_OPTIONS = [
 ];
 
 /**
- * The `POST` handler of a login form (`username`, `password`, `_csrf`, and
- * optionally `continue`): checks the form's CSRF token against the pre-login
+ * The route of a login form: `POST path` (`username`, `password`, `_csrf`, and
+ * optionally `continue`) checks the form's CSRF token against the pre-login
  * session and the request's origin, checks the credentials, then starts a fresh
  * session and redirects (303) to the saved target — only a same-origin path, never
  * `//evil.com` or `https://…` — or the default. Unknown user and wrong password get
@@ -102,13 +107,18 @@ const LOGIN_OPTIONS = [
  * other client gets 429 with `Retry-After`; a `throttled` event is published by the
  * throttle. Never 503 for it.
  *
+ * Any other method on `path` (the application's own `GET /login` page) and any other
+ * path are passed on: `handle` answers `undefined`. Mount the routes with
+ * `securityRoutes(...)` of the adapter, and let anonymous requests reach them.
+ *
  * @example
  * ```ts
  * const login = formLogin({ sessions, credentials: store });
- * if (req.method === 'POST' && path === '/login') return login.node(req, res);
+ * // rules: .requestMatchers(login.paths, Access.permitAll())
+ * app.use(securityRoutes(login, formLogout({ sessions }))); // portcullis/node, Express
  * ```
  */
-export function formLogin(options: FormLoginOptions): FormHandler {
+export function formLogin(options: FormLoginOptions): SecurityRoutes {
   const o = checkOptions('formLogin', options, LOGIN_OPTIONS);
   const { sessions, credentials } = o;
   if (
@@ -116,6 +126,7 @@ export function formLogin(options: FormLoginOptions): FormHandler {
   ) {
     throw new ConfigurationError('credentials', 'must have verifyCredentials(username, password)');
   }
+  const path = formPath('path', o.path ?? '/login');
   const loginUrl = safePath('loginUrl', o.loginUrl ?? '/login');
   const defaultTarget = safePath('defaultTarget', o.defaultTarget ?? '/');
   const targetField = requireName('targetField', o.targetField ?? 'continue');
@@ -123,12 +134,15 @@ export function formLogin(options: FormLoginOptions): FormHandler {
   const passwordField = requireName('passwordField', o.passwordField ?? 'password');
   const max = requireInteger('maxBodyBytes', o.maxBodyBytes ?? 16_384, 256, 1_048_576);
   const fieldName = sessions.settings.csrfFieldName;
-  const failed = (target: string, marker: string): Outcome => {
+  const failed = (target: string, marker: string): SecurityResponse => {
     const keep = target === defaultTarget ? '' : `&${targetField}=${encodeURIComponent(target)}`;
     return redirect(`${loginUrl}${loginUrl.includes('?') ? '&' : '?'}error${marker}${keep}`);
   };
 
-  const handle = async (request: SecurityRequest, form: URLSearchParams): Promise<Outcome> => {
+  const handle = async (
+    request: SecurityRequest,
+    form: URLSearchParams,
+  ): Promise<SecurityResponse> => {
     const refused = await csrfRefusal(sessions, request, form.get(fieldName));
     if (refused) return refused;
     const target = safeRedirectTarget(form.get(targetField), defaultTarget);
@@ -150,26 +164,34 @@ export function formLogin(options: FormLoginOptions): FormHandler {
     if (!user) return failed(target, '');
     return redirect(target, await sessions.logIn(user));
   };
-  return makeHandler(max, sessions.events, timeoutOf(o.timeoutMs), 'form-login', handle);
+  return formRoutes(path, max, sessions.events, timeoutOf(o.timeoutMs), 'form-login', handle);
 }
 
 /**
- * The `POST` handler of a logout form (`_csrf`): checks the token and origin, ends the
- * session (revoked, so a copied cookie no longer works), deletes the cookie and
- * redirects (303) to `target`.
+ * The route of a logout form: `POST path` (`_csrf`) checks the token and origin, ends
+ * the session (revoked, so a copied cookie no longer works), deletes the cookie and
+ * redirects (303) to `target`. Any other method or path is passed on (`undefined`).
+ *
+ * @example
+ * ```ts
+ * const logout = formLogout({ sessions }); // POST /logout
+ * ```
  */
-export function formLogout(options: FormLogoutOptions): FormHandler {
+export function formLogout(options: FormLogoutOptions): SecurityRoutes {
   const o = checkOptions('formLogout', options, [
     'sessions',
+    'path',
     'target',
     'maxBodyBytes',
     'timeoutMs',
   ]);
   const { sessions } = o;
+  const path = formPath('path', o.path ?? '/logout');
   const target = safePath('target', o.target ?? '/login?logout');
   const max = requireInteger('maxBodyBytes', o.maxBodyBytes ?? 16_384, 256, 1_048_576);
   const fieldName = sessions.settings.csrfFieldName;
-  return makeHandler(
+  return formRoutes(
+    path,
     max,
     sessions.events,
     timeoutOf(o.timeoutMs),
@@ -186,7 +208,7 @@ async function csrfRefusal(
   sessions: SessionAuthenticator,
   request: SecurityRequest,
   token: string | null,
-): Promise<Outcome | undefined> {
+): Promise<SecurityResponse | undefined> {
   if (!sessions.settings.csrf) return undefined;
   const origin = checkOrigin(sessions.settings, request);
   const bad =

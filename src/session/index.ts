@@ -18,7 +18,6 @@ export {
   formLogin,
   formLogout,
   type CredentialsVerifier,
-  type FormHandler,
   type FormLoginOptions,
   type FormLogoutOptions,
 } from './form-login.js';

@@ -14,6 +14,7 @@ import { startDevProvider, type DevProvider } from '../../examples/oauth2-dev-pr
 import { DEMO_USERS } from '../../examples/app.js';
 import { devProviderAccounts } from '../../examples/session-site.js';
 import { User } from '../../src/index.js';
+import { securityRoutes } from '../../src/node/index.js';
 import {
   OAuth2ClientRepository,
   OAuth2Config,
@@ -103,10 +104,9 @@ async function site(
     onFailure: (error: OAuth2Error) => failures.push(error.code),
     ...(stores === undefined ? {} : { spentTransactions: stores.spentIds }),
   });
+  const routes = securityRoutes(login);
   node.on('request', (req, res) => {
-    void login.node(req, res).then((handled) => {
-      if (!handled) res.writeHead(404).end();
-    });
+    routes(req, res, () => res.writeHead(404).end());
   });
   return { server, failures };
 }

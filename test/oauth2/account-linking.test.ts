@@ -6,7 +6,7 @@ import {
   type OAuth2AccountRepository,
   type OAuth2UserCreator,
 } from '../../src/oauth2/account-linking.js';
-import type { OAuth2MapperContext } from '../../src/oauth2/routes-options.js';
+import type { OAuth2MapperContext } from '../../src/oauth2/routes/options.js';
 import { MemoryUserRepository } from '../../src/users/memory-user-repository.js';
 import {
   callback,

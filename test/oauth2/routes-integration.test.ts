@@ -3,14 +3,18 @@
  * whole flow over HTTP, then the attacks that concern the routes, each refused with no
  * session created.
  */
+import Fastify from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { securityRoutes as fastifyRoutes } from '../../src/fastify/index.js';
+import { securityRoutes as nodeRoutes } from '../../src/node/index.js';
 import { SecurityEvents, User, type SecurityEvent } from '../../src/index.js';
 import { OAuth2Client } from '../../src/oauth2/client.js';
 import { OAuth2Config } from '../../src/oauth2/config.js';
 import { OAuth2Provider } from '../../src/oauth2/providers.js';
 import { OAuth2ClientRepository } from '../../src/oauth2/repository.js';
-import { oauth2Login, type OAuth2LoginHandler } from '../../src/oauth2/routes.js';
-import type { OAuth2MapperContext } from '../../src/oauth2/routes-options.js';
+import { oauth2Login } from '../../src/oauth2/index.js';
+import type { SecurityRoutes } from '../../src/index.js';
+import type { OAuth2MapperContext } from '../../src/oauth2/routes/options.js';
 import type { OAuth2User } from '../../src/oauth2/types.js';
 import { SessionAuthenticator, SessionConfig } from '../../src/session/index.js';
 import { listen, type TestServer } from '../support/server.js';
@@ -32,7 +36,29 @@ interface Reply {
   readonly body: string;
 }
 
-describe('oauth2Login against oidc-provider', () => {
+/** The routes mounted on one adapter over HTTP on 127.0.0.1; 404 for anything else. */
+const ADAPTERS: [string, (routes: SecurityRoutes) => Promise<TestServer>][] = [
+  [
+    'node securityRoutes',
+    (routes) => {
+      const middleware = nodeRoutes(routes);
+      return listen((req, res) => {
+        middleware(req, res, () => res.writeHead(404).end());
+      });
+    },
+  ],
+  [
+    'Fastify securityRoutes',
+    async (routes) => {
+      const app = Fastify();
+      await app.register(fastifyRoutes, { routes: [routes] });
+      const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+      return { origin, close: () => app.close() };
+    },
+  ],
+];
+
+describe.each(ADAPTERS)('oauth2Login against oidc-provider (%s)', (_name, start) => {
   let app: TestServer;
   let local: ProviderHarness;
   let other: ProviderHarness;
@@ -40,19 +66,17 @@ describe('oauth2Login against oidc-provider', () => {
   let received: SecurityEvent[];
   let failures: string[];
   let mapped: { user: OAuth2User; context: OAuth2MapperContext }[];
-  let login: OAuth2LoginHandler | undefined;
+  let login: SecurityRoutes | undefined;
   let repository: OAuth2ClientRepository<OAuth2Client>;
 
   beforeAll(async () => {
-    app = await listen((req, res) => {
-      const handler = login;
-      if (handler === undefined) {
-        res.writeHead(503).end();
-        return;
-      }
-      void handler.node(req, res).then((handled) => {
-        if (!handled) res.writeHead(404).end();
-      });
+    // The redirect URIs name the app's origin: it listens before the routes exist.
+    app = await start({
+      paths: ['/oauth2/authorization/{registrationId}', '/login/oauth2/code/{registrationId}'],
+      handle: (request, readBody) =>
+        login === undefined
+          ? Promise.resolve({ status: 503, headers: {}, body: '' })
+          : login.handle(request, readBody),
     });
     const redirect = (id: string): string => `${app.origin}/login/oauth2/code/${id}`;
     [local, other] = await Promise.all([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OAuth2Error } from '../../src/oauth2/errors.js';
-import { oauth2Login } from '../../src/oauth2/routes.js';
-import type { OAuth2LoginOptions } from '../../src/oauth2/routes-options.js';
+import { oauth2Login } from '../../src/oauth2/index.js';
+import type { OAuth2LoginOptions } from '../../src/oauth2/routes/options.js';
 import { SessionAuthenticator, SessionConfig } from '../../src/session/index.js';
 import {
   CookieJar,

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigurationError, SecurityEvents } from '../../src/index.js';
-import { oauth2Login, type OAuth2LoginHandler } from '../../src/oauth2/index.js';
+import { oauth2Login } from '../../src/oauth2/index.js';
+import type { SecurityRoutes } from '../../src/index.js';
 import { MemorySpentIdStore, type SpentIdStore } from '../../src/stores/index.js';
 import {
   callback,
@@ -19,7 +20,7 @@ import {
 } from './routes-support.js';
 
 /** A second instance of the routes over the same clients, sessions and clock as `fixture`. */
-function secondInstance(fixture: Fixture, spentTransactions?: SpentIdStore): OAuth2LoginHandler {
+function secondInstance(fixture: Fixture, spentTransactions?: SpentIdStore): SecurityRoutes {
   return oauth2Login({
     clients: [fixture.google, fixture.github],
     sessions: fixture.sessions,
@@ -35,7 +36,7 @@ afterEach(async () => {
 });
 
 describe.each(HARNESS_KINDS)('a shared spent-transaction store (%s)', (kind) => {
-  const closedAfter = async (login: OAuth2LoginHandler): Promise<Harness> => {
+  const closedAfter = async (login: SecurityRoutes): Promise<Harness> => {
     const harness = await harnessOf(kind, login);
     harnesses.push(harness);
     return harness;

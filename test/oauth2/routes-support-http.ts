@@ -1,7 +1,10 @@
 /** The HTTP side of the routes tests: both adapter styles, a browser's cookie jar. */
 import { request as httpRequest } from 'node:http';
-import { createSecurityRequest } from '../../src/index.js';
-import type { OAuth2LoginHandler } from '../../src/oauth2/routes.js';
+import Fastify from 'fastify';
+import { createSecurityRequest, type SecurityRoutes } from '../../src/index.js';
+import { securityRoutes as fastifyRoutes } from '../../src/fastify/index.js';
+import { securityRoutes as fetchRoutes } from '../../src/fetch/index.js';
+import { securityRoutes as nodeRoutes } from '../../src/node/index.js';
 import type { SessionAuthenticator } from '../../src/session/index.js';
 import { listen, type TestServer } from '../support/server.js';
 /** An answer, whichever adapter style sent it; `undefined` status 0 when not handled. */
@@ -14,9 +17,9 @@ export interface Reply {
   readonly body: string;
 }
 
-/** Sends requests to the routes through one adapter style. */
+/** Sends requests to the routes through one adapter. */
 export interface Harness {
-  readonly kind: 'node' | 'fetch';
+  readonly kind: (typeof HARNESS_KINDS)[number];
   send(
     target: string,
     init?: { readonly method?: string; readonly cookie?: string },
@@ -24,68 +27,88 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** The two adapter styles every routes test runs under. */
-export const HARNESS_KINDS = ['node', 'fetch'] as const;
+/** The adapters every routes test runs under. */
+export const HARNESS_KINDS = ['node', 'fetch', 'fastify'] as const;
 
-/** The harness of one adapter style: {@link nodeHarness} or {@link fetchHarness}. */
-export async function harnessOf(
-  kind: Harness['kind'],
-  login: OAuth2LoginHandler,
-): Promise<Harness> {
-  return kind === 'node' ? nodeHarness(login) : fetchHarness(login);
+/** The harness of one adapter: {@link nodeHarness}, {@link fetchHarness} or {@link fastifyHarness}. */
+export async function harnessOf(kind: Harness['kind'], login: SecurityRoutes): Promise<Harness> {
+  if (kind === 'node') return nodeHarness(login);
+  if (kind === 'fetch') return fetchHarness(login);
+  return fastifyHarness(login);
 }
 
-/** A node server on 127.0.0.1: the routes' `node`, else 418 (the "next" handler). */
-export async function nodeHarness(login: OAuth2LoginHandler): Promise<Harness> {
+/**
+ * A node server on 127.0.0.1: the routes mounted with `portcullis/node`'s
+ * `securityRoutes`, else 418 (the "next" handler).
+ */
+export async function nodeHarness(login: SecurityRoutes): Promise<Harness> {
+  const routes = nodeRoutes(login);
   const server: TestServer = await listen((req, res) => {
-    void login.node(req, res).then((handled) => {
-      if (!handled) res.writeHead(418).end();
+    routes(req, res, () => {
+      res.writeHead(418).end();
     });
   });
-  return {
-    kind: 'node',
-    close: () => server.close(),
-    send: (target, init = {}) =>
-      new Promise((resolve, reject) => {
-        const req = httpRequest(
-          `${server.origin}${target}`,
-          {
-            method: init.method ?? 'GET',
-            headers: init.cookie === undefined ? {} : { cookie: init.cookie },
-          },
-          (res) => {
-            let body = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => (body += chunk));
-            res.on('end', () => {
-              const headers: Record<string, string> = {};
-              for (const [name, value] of Object.entries(res.headers)) {
-                if (name !== 'set-cookie' && typeof value === 'string') headers[name] = value;
-              }
-              resolve({
-                handled: res.statusCode !== 418,
-                status: res.statusCode ?? 0,
-                location: res.headers.location,
-                setCookies: res.headers['set-cookie'] ?? [],
-                headers,
-                body,
-              });
-            });
-          },
-        );
-        req.on('error', reject);
-        req.end();
-      }),
-  };
+  return { kind: 'node', close: () => server.close(), send: overHttp(server.origin) };
 }
 
-/** The routes' `fetch`, with `Request`s to `https://app.example`. */
-export function fetchHarness(login: OAuth2LoginHandler): Harness {
+/**
+ * A Fastify server on 127.0.0.1: the routes registered with `portcullis/fastify`'s
+ * `securityRoutes`, the application's not-found handler 418.
+ */
+export async function fastifyHarness(login: SecurityRoutes): Promise<Harness> {
+  const app = Fastify();
+  app.setNotFoundHandler((_request, reply) => reply.code(418).send());
+  await app.register(fastifyRoutes, { routes: [login] });
+  const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { kind: 'fastify', close: () => app.close(), send: overHttp(origin) };
+}
+
+/** Sends with node's client (which keeps every `Set-Cookie` line apart); 418 is "not handled". */
+function overHttp(origin: string): Harness['send'] {
+  return (target, init = {}) =>
+    new Promise((resolve, reject) => {
+      const req = httpRequest(
+        `${origin}${target}`,
+        {
+          method: init.method ?? 'GET',
+          headers: init.cookie === undefined ? {} : { cookie: init.cookie },
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => {
+            const headers: Record<string, string> = {};
+            for (const [name, value] of Object.entries(res.headers)) {
+              if (name !== 'set-cookie' && typeof value === 'string') headers[name] = value;
+            }
+            resolve({
+              handled: res.statusCode !== 418,
+              status: res.statusCode ?? 0,
+              location: res.headers.location,
+              setCookies: res.headers['set-cookie'] ?? [],
+              headers,
+              body,
+            });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+}
+
+/**
+ * The routes mounted with `portcullis/fetch`'s `securityRoutes`, with `Request`s to
+ * `https://app.example`.
+ */
+export function fetchHarness(login: SecurityRoutes): Harness {
+  const routes = fetchRoutes(login);
   return {
     kind: 'fetch',
     close: () => Promise.resolve(),
     send: async (target, init = {}) => {
-      const response = await login.fetch(
+      const response = await routes(
         new Request(`https://app.example${target}`, {
           method: init.method ?? 'GET',
           headers: init.cookie === undefined ? {} : { cookie: init.cookie },

@@ -1,8 +1,9 @@
 import { expect } from 'vitest';
 import { SecurityEvents, type SecurityEvent } from '../../src/index.js';
 import { OAuth2Error } from '../../src/oauth2/errors.js';
-import { oauth2Login, type OAuth2LoginHandler } from '../../src/oauth2/routes.js';
-import type { OAuth2LoginOptions } from '../../src/oauth2/routes-options.js';
+import { oauth2Login } from '../../src/oauth2/index.js';
+import type { SecurityRoutes } from '../../src/index.js';
+import type { OAuth2LoginOptions } from '../../src/oauth2/routes/options.js';
 import type {
   OAuth2ClientLike,
   OAuth2Expectations,
@@ -125,7 +126,7 @@ export function oauth2User(
 
 /** Everything a routes test needs. */
 export interface Fixture {
-  readonly login: OAuth2LoginHandler;
+  readonly login: SecurityRoutes;
   readonly sessions: SessionAuthenticator;
   readonly google: FakeClient;
   readonly github: FakeClient;

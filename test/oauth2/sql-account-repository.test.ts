@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { User } from '../../src/index.js';
 import { accountLinkingMapper } from '../../src/oauth2/account-linking.js';
-import type { OAuth2MapperContext } from '../../src/oauth2/routes-options.js';
+import type { OAuth2MapperContext } from '../../src/oauth2/routes/options.js';
 import {
   SqlOAuth2AccountRepository,
   sqlOAuth2AccountSchema,

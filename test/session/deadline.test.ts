@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, SecurityTransform, type User } from '../../src/index.js';
 import { MemoryAuthenticator } from '../../src/authentication/index.js';
 import { formLogin, formLogout } from '../../src/session/index.js';
-import { ALICE, cookiePair, form, makeSessions, request } from './support.js';
+import { ALICE, answer, cookiePair, form, makeSessions, request } from './support.js';
 
 const never = <T>(): Promise<T> =>
   new Promise<T>(() => {
@@ -92,7 +92,8 @@ describe('form login whose password encoder never settles', () => {
     });
     const login = formLogin({ sessions: fixture.sessions, credentials });
     const { token, setCookie } = await fixture.sessions.csrfToken(request());
-    const response = await login.fetch(
+    const response = await answer(
+      login,
       new Request('https://app.example/login', {
         method: 'POST',
         headers: {
@@ -133,7 +134,7 @@ describe('form login and logout whose dependencies never answer', () => {
       credentials: { verifyCredentials: () => never<User | null>() },
       timeoutMs: 50,
     });
-    const response = await login.fetch(await post(fixture, { username: 'alice', password: 'x' }));
+    const response = await answer(login, await post(fixture, { username: 'alice', password: 'x' }));
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('5');
     expect(response.headers.get('set-cookie')).toBeNull();
@@ -148,7 +149,8 @@ describe('form login and logout whose dependencies never answer', () => {
     const { token } = await fixture.sessions.csrfToken(request({ cookie }));
     fixture.sessions.logOut = () => never<string>();
     const logout = formLogout({ sessions: fixture.sessions, timeoutMs: 50 });
-    const response = await logout.fetch(
+    const response = await answer(
+      logout,
       new Request('https://app.example/logout', {
         method: 'POST',
         headers: {

@@ -2,9 +2,12 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formLogin, formLogout } from '../../src/session/index.js';
 import {
+  answer,
+  APP_PAGE,
   cookiePair,
-  fetchHarness,
   form,
+  harnessOf,
+  HARNESS_KINDS,
   makeSessions,
   nodeHarness,
   request,
@@ -37,7 +40,8 @@ describe('form bodies that are too large or never end', () => {
         controller.enqueue(chunk);
       },
     });
-    const response = await login.fetch(
+    const response = await answer(
+      login,
       new Request('http://app.example/login', {
         method: 'POST',
         headers: { 'content-type': FORM },
@@ -51,7 +55,8 @@ describe('form bodies that are too large or never end', () => {
   });
 
   it('fetch: a declared Content-Length over the limit is refused before reading', async () => {
-    const response = await login.fetch(
+    const response = await answer(
+      login,
       new Request('http://app.example/login', {
         method: 'POST',
         headers: { 'content-type': FORM, 'content-length': '99999999' },
@@ -97,12 +102,12 @@ describe('form bodies that are too large or never end', () => {
       socket.on('error', reject);
     });
     // The server still answers (an unhandled rejection would fail this test file).
-    const reply = await harness.send('/login', { method: 'GET' });
-    expect(reply.status).toBe(405);
+    const reply = await harness.send('/login', { method: 'POST' });
+    expect(reply.status).toBe(415);
   });
 });
 
-describe.each(['node', 'fetch'] as const)('form request checks (%s)', (kind) => {
+describe.each(HARNESS_KINDS)('form request checks (%s)', (kind) => {
   let fixture: SessionsFixture;
   let harness: Harness;
   beforeAll(async () => {
@@ -113,7 +118,7 @@ describe.each(['node', 'fetch'] as const)('form request checks (%s)', (kind) => 
       maxBodyBytes: 1024,
     });
     const logout = formLogout({ sessions: fixture.sessions });
-    harness = kind === 'node' ? await nodeHarness(login, logout) : fetchHarness(login, logout);
+    harness = await harnessOf(kind, login, logout);
   });
   afterAll(() => harness.close());
 
@@ -128,10 +133,39 @@ describe.each(['node', 'fetch'] as const)('form request checks (%s)', (kind) => 
       body: form({ _csrf: page.token, ...fields }),
     });
 
-  it('405 for GET, with Allow: POST', async () => {
+  it("GET /login reaches the application's own login page (the routes answer POST only)", async () => {
     const reply = await harness.send('/login', { method: 'GET' });
-    expect(reply.status).toBe(405);
-    expect(reply.headers['allow']).toBe('POST');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toBe(APP_PAGE);
+    expect(reply.setCookies).toEqual([]);
+  });
+
+  it('other methods and paths pass on to the application (its 404)', async () => {
+    const page = await loginPage();
+    for (const [method, path] of [
+      ['PUT', '/login'],
+      ['PATCH', '/logout'],
+      ['POST', '/login/'],
+      ['POST', '/signin'],
+    ] as const) {
+      const reply = await harness.send(path, {
+        method,
+        headers: { cookie: page.cookie, 'content-type': FORM, 'sec-fetch-site': 'same-origin' },
+        body: form({ ...alice, _csrf: page.token }),
+      });
+      expect([method, path, reply.status, reply.body]).toEqual([method, path, 404, 'no such page']);
+      expect(reply.setCookies).toEqual([]);
+    }
+  });
+
+  it('a POST with a query string is the route', async () => {
+    const page = await loginPage();
+    const reply = await harness.send('/login?lang=en', {
+      headers: { cookie: page.cookie, 'content-type': FORM, 'sec-fetch-site': 'same-origin' },
+      body: form({ ...alice, _csrf: page.token }),
+    });
+    expect(reply.status).toBe(303);
+    expect(reply.setCookies).toHaveLength(1);
   });
 
   it('415 for JSON, multipart or no content type', async () => {
@@ -170,7 +204,7 @@ describe.each(['node', 'fetch'] as const)('form request checks (%s)', (kind) => 
 });
 
 describe('a failing credentials check', () => {
-  it('node: answers 500 without details; fetch: rejects for the framework to answer', async () => {
+  it('answers 500 without details (node and Fetch)', async () => {
     const { sessions } = makeSessions();
     const credentials = {
       verifyCredentials: () => Promise.reject(new Error('database password is hunter2')),
@@ -191,9 +225,13 @@ describe('a failing credentials check', () => {
       expect(reply.status).toBe(500);
       expect(reply.body).toBe('Internal Server Error');
       expect(reply.setCookies).toEqual([]);
-      await expect(
-        login.fetch(new Request('http://app.example/login', { method: 'POST', ...init })),
-      ).rejects.toThrow('hunter2');
+      const response = await answer(
+        login,
+        new Request('http://app.example/login', { method: 'POST', ...init }),
+      );
+      expect(response.status).toBe(500);
+      expect(await response.text()).toBe('Internal Server Error');
+      expect(response.headers.getSetCookie()).toEqual([]);
     } finally {
       await harness.close();
     }
@@ -214,6 +252,11 @@ describe('formLogin / formLogout configuration', () => {
       [{ sessions, credentials, targetField: '' }, 'targetField'],
       [{ sessions, credentials, maxBodyBytes: 10 }, 'maxBodyBytes'],
       [{ sessions, credentials, redirect: '/' }, 'redirect'],
+      [{ sessions, credentials, path: 'login' }, 'path'],
+      [{ sessions, credentials, path: '/a/../login' }, 'path'],
+      [{ sessions, credentials, path: '/login/{id}' }, 'path'],
+      [{ sessions, credentials, path: '/login/*' }, 'path'],
+      [{ sessions, credentials, path: '//evil.com' }, 'path'],
     ];
     for (const [options, option] of cases) {
       expect(thrown(() => formLogin(options as never))).toMatchObject({
@@ -227,12 +270,16 @@ describe('formLogin / formLogout configuration', () => {
     expect(thrown(() => formLogout({ sessions, traget: '/' } as never))).toMatchObject({
       option: 'traget',
     });
+    expect(thrown(() => formLogout({ sessions, path: 'logout' }))).toMatchObject({
+      option: 'path',
+    });
   });
 
   it('custom field names, login URL and default target', async () => {
     const custom = formLogin({
       sessions,
       credentials,
+      path: '/signin',
       loginUrl: '/signin?lang=en',
       defaultTarget: '/home',
       targetField: 'next',
@@ -240,8 +287,11 @@ describe('formLogin / formLogout configuration', () => {
       passwordField: 'secret',
     });
     const { token, setCookie } = await sessions.csrfToken(request());
+    expect(custom.paths).toEqual(['/signin']);
+    expect(custom.methods).toEqual(['POST']);
     const send = (fields: Record<string, string>) =>
-      custom.fetch(
+      answer(
+        custom,
         new Request('http://app.example/signin', {
           method: 'POST',
           headers: {

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formLogin, formLogout } from '../../src/session/index.js';
 import {
   cookiePair,
-  fetchHarness,
   form,
+  harnessOf,
+  HARNESS_KINDS,
   makeSessions,
-  nodeHarness,
   request,
   userStore,
   type Harness,
@@ -20,7 +20,7 @@ interface Page {
   readonly token: string;
 }
 
-describe.each(['node', 'fetch'] as const)('formLogin / formLogout (%s)', (kind) => {
+describe.each(HARNESS_KINDS)('formLogin / formLogout (%s)', (kind) => {
   let fixture: SessionsFixture;
   let harness: Harness;
 
@@ -29,7 +29,7 @@ describe.each(['node', 'fetch'] as const)('formLogin / formLogout (%s)', (kind) 
     const credentials = userStore(fixture.events);
     const login = formLogin({ sessions: fixture.sessions, credentials, maxBodyBytes: 1024 });
     const logout = formLogout({ sessions: fixture.sessions });
-    harness = kind === 'node' ? await nodeHarness(login, logout) : fetchHarness(login, logout);
+    harness = await harnessOf(kind, login, logout);
   });
   afterAll(() => harness.close());
 

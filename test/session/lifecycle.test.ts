@@ -3,6 +3,7 @@ import { User } from '../../src/index.js';
 import { formLogin, MemorySessionStore } from '../../src/session/index.js';
 import {
   ALICE,
+  answer,
   MALLORY,
   cookiePair,
   cookieValue,
@@ -32,7 +33,8 @@ async function browserLogin(
   const page = await fixture.sessions.csrfToken(request({ cookie, headers: sameOrigin }));
   const planted = page.setCookie ?? cookie ?? '';
   const login = formLogin({ sessions: fixture.sessions, credentials: userStore(fixture.events) });
-  const response = await login.fetch(
+  const response = await answer(
+    login,
     new Request('http://app.example/login', {
       method: 'POST',
       headers: {

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import Fastify from 'fastify';
 import {
   AuthenticationManager,
   createSecurityRequest,
@@ -9,12 +10,15 @@ import {
   type MemoryAuthenticator,
   type SecurityEvent,
   type SecurityRequest,
+  type SecurityRoutes,
 } from '../../src/index.js';
+import { securityRoutes as fastifyRoutes } from '../../src/fastify/index.js';
+import { securityRoutes as fetchRoutes } from '../../src/fetch/index.js';
+import { securityRoutes as nodeRoutes } from '../../src/node/index.js';
 import { csrfKeys, tokenFor } from '../../src/session/csrf.js';
 import {
   SessionAuthenticator,
   SessionConfig,
-  type FormHandler,
   type SessionAuthenticatorOptions,
   type SessionConfigOptions,
 } from '../../src/session/index.js';
@@ -152,13 +156,25 @@ export interface Reply {
   readonly body: string;
 }
 
-/** Posts to the login and logout handlers through one adapter style. */
+/** The adapters the form routes are mounted on. */
+export type HarnessKind = 'node' | 'fetch' | 'fastify';
+
+/** Every adapter the form tests run under. */
+export const HARNESS_KINDS: readonly HarnessKind[] = ['node', 'fetch', 'fastify'];
+
+/** The application's own `GET /login` page, behind the routes. */
+export const APP_PAGE = 'the application';
+
+/** The application's answer to anything else the routes pass on: 404. */
+const NOT_FOUND = 'no such page';
+
+/** Posts to the login and logout routes through one adapter. */
 export interface Harness {
-  readonly kind: 'node' | 'fetch';
+  readonly kind: HarnessKind;
   /** The application's own origin (Host + scheme) as the handlers see it. */
   readonly origin: string;
   send(
-    path: '/login' | '/logout',
+    path: string,
     init: {
       readonly method?: string;
       readonly headers?: Readonly<Record<string, string>>;
@@ -168,63 +184,119 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A real node server on 127.0.0.1 routing `/login` and `/logout` to the handlers' `node`. */
-export async function nodeHarness(login: FormHandler, logout: FormHandler): Promise<Harness> {
+/**
+ * The harness of one adapter: the routes mounted with its `securityRoutes`, and the
+ * application behind them ({@link APP_PAGE} for `GET /login`, 404 for the rest).
+ */
+export async function harnessOf(
+  kind: HarnessKind,
+  login: SecurityRoutes,
+  logout: SecurityRoutes,
+): Promise<Harness> {
+  if (kind === 'node') return nodeHarness(login, logout);
+  if (kind === 'fetch') return fetchHarness(login, logout);
+  return fastifyHarness(login, logout);
+}
+
+/**
+ * A real node server on 127.0.0.1: the routes mounted with `portcullis/node`'s
+ * `securityRoutes`, the application ({@link APP_PAGE}, 200) behind `next()`.
+ */
+export async function nodeHarness(login: SecurityRoutes, logout: SecurityRoutes): Promise<Harness> {
+  const routes = nodeRoutes(login, logout);
   const server: TestServer = await listen((req, res) => {
-    const handler = req.url === '/logout' ? logout : login;
-    void handler.node(req, res);
+    routes(req, res, () => {
+      if (req.method === 'GET' && req.url === '/login') {
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(APP_PAGE);
+      } else res.writeHead(404, { 'content-type': 'text/plain' }).end(NOT_FOUND);
+    });
   });
   return {
     kind: 'node',
     origin: server.origin,
     close: () => server.close(),
-    send: (path, init) =>
-      new Promise((resolve, reject) => {
-        const req = httpRequest(
-          `${server.origin}${path}`,
-          { method: init.method ?? 'POST', headers: init.headers ?? {} },
-          (res) => {
-            let body = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => (body += chunk));
-            res.on('end', () => {
-              const headers: Record<string, string> = {};
-              for (const [name, value] of Object.entries(res.headers)) {
-                if (name !== 'set-cookie' && typeof value === 'string') headers[name] = value;
-              }
-              resolve({
-                status: res.statusCode ?? 0,
-                location: res.headers.location,
-                setCookies: res.headers['set-cookie'] ?? [],
-                headers,
-                body,
-              });
-            });
-          },
-        );
-        req.on('error', reject);
-        req.end(init.body);
-      }),
+    send: overHttp(server.origin),
   };
 }
 
-/** The handlers' `fetch`, called with a `Request` to `http://app.example`. */
-export function fetchHarness(login: FormHandler, logout: FormHandler): Harness {
+/**
+ * A Fastify server on 127.0.0.1: the routes registered with `portcullis/fastify`'s
+ * `securityRoutes`, the application's own `GET /login` page ({@link APP_PAGE}).
+ */
+export async function fastifyHarness(
+  login: SecurityRoutes,
+  logout: SecurityRoutes,
+): Promise<Harness> {
+  const app = Fastify();
+  app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain').send(NOT_FOUND));
+  await app.register(fastifyRoutes, { routes: [login, logout] });
+  app.get('/login', (_request, reply) => reply.type('text/plain').send(APP_PAGE));
+  const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { kind: 'fastify', origin, close: () => app.close(), send: overHttp(origin) };
+}
+
+/** Sends with node's client (which keeps every `Set-Cookie` line apart). */
+function overHttp(origin: string): Harness['send'] {
+  return (path, init) =>
+    new Promise((resolve, reject) => {
+      const req = httpRequest(
+        `${origin}${path}`,
+        { method: init.method ?? 'POST', headers: init.headers ?? {} },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => {
+            const headers: Record<string, string> = {};
+            for (const [name, value] of Object.entries(res.headers)) {
+              if (name !== 'set-cookie' && typeof value === 'string') headers[name] = value;
+            }
+            resolve({
+              status: res.statusCode ?? 0,
+              location: res.headers.location,
+              setCookies: res.headers['set-cookie'] ?? [],
+              headers,
+              body,
+            });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(init.body);
+    });
+}
+
+/**
+ * The routes mounted with `portcullis/fetch`'s `securityRoutes`, called with a
+ * `Request` to `http://app.example`; the application ({@link APP_PAGE}) when they
+ * pass it on.
+ */
+export function fetchHarness(
+  login: SecurityRoutes,
+  logout: SecurityRoutes,
+  /** The client address the runtime tells, read at each request. */
+  clientAddress: () => string | undefined = () => undefined,
+): Harness {
   const origin = 'http://app.example';
+  const routes = fetchRoutes(login, logout);
   return {
     kind: 'fetch',
     origin,
     close: () => Promise.resolve(),
     send: async (path, init) => {
       const method = init.method ?? 'POST';
-      const handler = path === '/logout' ? logout : login;
-      const response = await handler.fetch(
-        new Request(`${origin}${path}`, {
-          method,
-          headers: init.headers ?? {},
-          ...(method === 'GET' || method === 'HEAD' ? {} : { body: init.body ?? '' }),
-        }),
-      );
+      const response =
+        (await routes(
+          new Request(`${origin}${path}`, {
+            method,
+            headers: init.headers ?? {},
+            ...(method === 'GET' || method === 'HEAD' ? {} : { body: init.body ?? '' }),
+          }),
+          clientAddress(),
+        )) ??
+        (method === 'GET' && path === '/login'
+          ? new Response(APP_PAGE, { status: 200 })
+          : new Response(NOT_FOUND, { status: 404 }));
       const headers: Record<string, string> = {};
       response.headers.forEach((value, name) => {
         if (name !== 'set-cookie') headers[name] = value;
@@ -238,4 +310,18 @@ export function fetchHarness(login: FormHandler, logout: FormHandler): Harness {
       };
     },
   };
+}
+
+/**
+ * The answer of `routes` mounted with `portcullis/fetch`'s `securityRoutes` (a
+ * failure when they pass the request on).
+ */
+export async function answer(
+  routes: SecurityRoutes,
+  request: Request,
+  clientAddress?: string,
+): Promise<Response> {
+  const response = await fetchRoutes(routes)(request, clientAddress);
+  if (response === undefined) throw new Error(`the routes passed ${request.url} on`);
+  return response;
 }

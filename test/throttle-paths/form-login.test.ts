@@ -4,14 +4,15 @@
  * never a 500, and nothing is hashed.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { formLogin, formLogout, type FormHandler } from '../../src/session/index.js';
+import { formLogin, formLogout } from '../../src/session/index.js';
 import type { LoginThrottleOptions } from '../../src/throttle/index.js';
 import {
   cookiePair,
   fetchHarness,
   form,
+  harnessOf,
+  HARNESS_KINDS,
   makeSessions,
-  nodeHarness,
   request,
   type Harness,
   type Reply,
@@ -21,12 +22,12 @@ import { ALICE_PASSWORD, makeSite, MINUTE, throttledScopes, type Site } from './
 
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
-describe.each(['node', 'fetch'] as const)('formLogin under a login throttle (%s)', (kind) => {
+describe.each(HARNESS_KINDS)('formLogin under a login throttle (%s)', (kind) => {
   let site: Site;
   let fixture: SessionsFixture;
   let harness: Harness;
   const opened: Harness[] = [];
-  /** The client address the Fetch handler is given (node: the socket's, 127.0.0.1). */
+  /** The client address the Fetch handler is given (node and Fastify: the socket's, 127.0.0.1). */
   let address = '192.0.2.10';
 
   const open = async (throttle: LoginThrottleOptions = {}, loginUrl?: string): Promise<Harness> => {
@@ -38,11 +39,10 @@ describe.each(['node', 'fetch'] as const)('formLogin under a login throttle (%s)
       ...(loginUrl === undefined ? {} : { loginUrl }),
     });
     const logout = formLogout({ sessions: fixture.sessions });
-    const addressed: FormHandler = {
-      node: login.node,
-      fetch: (r) => login.fetch(r, address),
-    };
-    harness = kind === 'node' ? await nodeHarness(login, logout) : fetchHarness(addressed, logout);
+    harness =
+      kind === 'fetch'
+        ? fetchHarness(login, logout, () => address)
+        : await harnessOf(kind, login, logout);
     opened.push(harness);
     return harness;
   };

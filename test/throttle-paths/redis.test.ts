@@ -8,7 +8,7 @@ import { JwtConfig, JwtTokenService, tokenEndpoints } from '../../src/jwt/index.
 import { formLogin } from '../../src/session/index.js';
 import { makeFixture } from '../oauth2/routes-support.js';
 import { closeAll, instance, type Instance } from '../redis/instances.js';
-import { makeSessions, request, cookiePair, form } from '../session/support.js';
+import { answer, makeSessions, request, cookiePair, form } from '../session/support.js';
 import { startRedis, type TestRedis } from '../support/redis-server.js';
 import { bodyOf, json, mount, SECRET, type Harness } from '../token-routes/support.js';
 import { ALICE_PASSWORD, makeSite, type Site } from './support.js';
@@ -81,7 +81,8 @@ describe('login routes on Redis throttle counters', () => {
       expect(Number(logIn.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       const refresh = await harness.send('/auth/refresh', json({ refresh_token: 'forged' }));
       expect(refresh.status).toBe(503);
-      const posted = await login.fetch(
+      const posted = await answer(
+        login,
         new Request('http://app.example/login', {
           method: 'POST',
           headers: {
@@ -97,14 +98,15 @@ describe('login routes on Redis throttle counters', () => {
       expect(posted.status).toBe(503);
       expect(posted.headers.get('retry-after')).not.toBeNull();
       expect(site.encoder.matchesCalls).toBe(before);
-      const callback = await oauth2.login.fetch(
+      const callback = await answer(
+        oauth2.login,
         new Request('https://app.example/login/oauth2/code/google?code=x&state=s', {
           headers: { accept: 'text/html' },
         }),
         '192.0.2.61',
       );
-      expect(callback?.status).toBe(503);
-      expect(callback?.headers.get('retry-after')).not.toBeNull();
+      expect(callback.status).toBe(503);
+      expect(callback.headers.get('retry-after')).not.toBeNull();
       expect(
         site.received.filter((e) => e.type === 'throttle-store-failure').length,
       ).toBeGreaterThan(0);

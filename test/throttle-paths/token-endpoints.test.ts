@@ -4,6 +4,7 @@
  * is hashed or refresh token looked up.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { securityRoutes as fetchRoutes } from '../../src/fetch/index.js';
 import {
   JwtConfig,
   JwtTokenService,
@@ -31,10 +32,11 @@ const FETCH_CLIENT = '192.0.2.30';
 /** Mounts the endpoints; the Fetch handler is given {@link FETCH_CLIENT} as the client address. */
 async function mountWithAddress(kind: AdapterKind, endpoints: TokenEndpoints): Promise<Harness> {
   if (kind !== 'fetch') return mount(kind, endpoints);
+  const routes = fetchRoutes(endpoints);
   return {
     origin: undefined,
     send: async (path, options = {}) => {
-      const response = await endpoints.fetch(
+      const response = await routes(
         new Request(`http://127.0.0.1${path}`, {
           method: options.method ?? 'POST',
           headers: options.headers ?? {},

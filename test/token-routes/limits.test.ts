@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { securityRoutes as fetchRoutes } from '../../src/fetch/index.js';
 import { bodyOf, endpointsOf, JSON_TYPE, makeFixture, mount, type Harness } from './support.js';
 
 /**
@@ -138,7 +139,7 @@ describe('bodies over maxBodyBytes (fetch)', () => {
         controller.enqueue(chunk);
       },
     });
-    const response = await endpoints.fetch(
+    const response = await fetchRoutes(endpoints)(
       new Request('http://127.0.0.1/auth/login', {
         method: 'POST',
         headers: { 'content-type': JSON_TYPE },
@@ -158,7 +159,7 @@ describe('bodies over maxBodyBytes (fetch)', () => {
         controller.enqueue(new Uint8Array(1024));
       },
     });
-    const response = await endpoints.fetch(
+    const response = await fetchRoutes(endpoints)(
       new Request('http://127.0.0.1/auth/refresh', {
         method: 'POST',
         headers: { 'content-type': JSON_TYPE, 'content-length': '99999999' },

@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/index.js';
-import { portcullisTokenEndpoints } from '../../src/fastify/index.js';
+import { securityRoutes } from '../../src/fastify/index.js';
 import { tokenEndpoints, type TokenEndpointsOptions } from '../../src/jwt/index.js';
 import { makeFixture } from './support.js';
 
@@ -58,11 +58,20 @@ describe('tokenEndpoints options', () => {
     expect(optionOf(options)).toBe(option);
   });
 
-  it('Fastify: refuses a plugin registration without endpoints', async () => {
+  it.each([
+    ['no routes', {}],
+    ['routes that are no array', { routes: {} }],
+    ['an item that is no SecurityRoutes', { routes: [{ paths: ['/x'] }] }],
+    [
+      'a path Fastify cannot route',
+      { routes: [{ paths: ['/files/**'], handle: () => undefined }] },
+    ],
+  ])('Fastify: refuses a plugin registration with %s', async (_name, options) => {
     const app = Fastify();
-    await expect(
-      app.register(portcullisTokenEndpoints, {} as never).ready(),
-    ).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(app.register(securityRoutes, options as never).ready()).rejects.toMatchObject({
+      code: 'ERR_INVALID_OPTION',
+      option: 'routes',
+    });
     await app.close();
   });
 });

@@ -2,14 +2,19 @@ import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Access, AuthorizationManager, SecurityTransform } from '../../src/index.js';
-import { security as fastifySecurity, portcullisTokenEndpoints } from '../../src/fastify/index.js';
+import {
+  security as fastifySecurity,
+  securityRoutes as fastifyRoutes,
+} from '../../src/fastify/index.js';
 import {
   honoSecurity,
+  honoSecurityRoutes,
+  securityRoutes as fetchRoutes,
   withSecurity as withFetchSecurity,
   type PortcullisVariables,
 } from '../../src/fetch/index.js';
 import type { TokenEndpoints } from '../../src/jwt/index.js';
-import { withSecurity } from '../../src/node/index.js';
+import { securityRoutes as nodeRoutes, withSecurity } from '../../src/node/index.js';
 import { listen } from '../support/server.js';
 import { endpointsOf, makeFixture, tokensOf, type Fixture } from './support.js';
 
@@ -33,22 +38,23 @@ type Start = (
 const adapters: [string, Start][] = [
   [
     'node withSecurity',
-    async (fixture, endpoints) =>
-      listen(
-        withSecurity(transformFor(fixture, endpoints), async (req, res) => {
-          if (await endpoints.node(req, res)) return;
-          res.end(`hello ${req.user?.username ?? 'anonymous'}`);
+    async (fixture, endpoints) => {
+      const routes = nodeRoutes(endpoints);
+      return listen(
+        withSecurity(transformFor(fixture, endpoints), (req, res) => {
+          routes(req, res, () => res.end(`hello ${req.user?.username ?? 'anonymous'}`));
         }),
-      ),
+      );
+    },
   ],
   [
     'Fetch withFetchSecurity()',
     async (fixture, endpoints) => {
+      const routes = fetchRoutes(endpoints);
       const handler = withFetchSecurity(
         transformFor(fixture, endpoints),
         async (request, { user }) =>
-          (await endpoints.fetch(request)) ??
-          new Response(`hello ${user?.username ?? 'anonymous'}`),
+          (await routes(request)) ?? new Response(`hello ${user?.username ?? 'anonymous'}`),
       );
       // A runtime's server (Bun, Deno) hands the handler a Request; node plays it here.
       return listen((req, res) => {
@@ -78,7 +84,7 @@ const adapters: [string, Start][] = [
     async (fixture, endpoints) => {
       const app = Fastify();
       await app.register(fastifySecurity, { transform: transformFor(fixture, endpoints) });
-      await app.register(portcullisTokenEndpoints, { endpoints });
+      await app.register(fastifyRoutes, { routes: [endpoints] });
       app.get('/profile', (request) => `hello ${request.user?.username ?? 'anonymous'}`);
       app.post('/echo', (request) => request.body);
       const origin = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -161,7 +167,7 @@ describe('Hono: the endpoints as a middleware after honoSecurity', () => {
     const endpoints = endpointsOf(fixture);
     const app = new Hono<{ Variables: PortcullisVariables }>();
     app.use(honoSecurity(transformFor(fixture, endpoints)));
-    app.use('/auth/*', async (c, next) => (await endpoints.fetch(c.req.raw)) ?? next());
+    app.use(honoSecurityRoutes(endpoints));
     app.get('/profile', (c) => c.text(`hello ${c.get('user')?.username ?? 'anonymous'}`));
     const login = await app.request('/auth/login', {
       method: 'POST',

@@ -10,7 +10,9 @@ import {
   type SecurityEvents,
   type UserRepository,
 } from '../../src/index.js';
-import { portcullisTokenEndpoints } from '../../src/fastify/index.js';
+import { securityRoutes as fastifyRoutes } from '../../src/fastify/index.js';
+import { securityRoutes as fetchRoutes } from '../../src/fetch/index.js';
+import { securityRoutes as nodeRoutes } from '../../src/node/index.js';
 import {
   JwtConfig,
   JwtTokenService,
@@ -122,23 +124,26 @@ const overHttp =
       }),
     );
 
-/** Mounts `endpoints` on node `http`, straight into the Fetch handler, or on Fastify. */
+/**
+ * Mounts `endpoints` with each adapter's `securityRoutes`: on node `http` (404 behind
+ * `next()`), straight into the Fetch handler (404 for `undefined`), or on Fastify.
+ */
 export async function mount(kind: AdapterKind, endpoints: TokenEndpoints): Promise<Harness> {
   if (kind === 'node') {
+    const routes = nodeRoutes(endpoints);
     const server = await listen(
       createServer((req, res) => {
-        void endpoints.node(req, res).then((answered) => {
-          if (!answered) res.writeHead(404).end('Not Found');
-        });
+        routes(req, res, () => res.writeHead(404).end('Not Found'));
       }),
     );
     return { origin: server.origin, send: overHttp(server.origin), close: () => server.close() };
   }
   if (kind === 'fetch') {
+    const routes = fetchRoutes(endpoints);
     return {
       origin: undefined,
       send: async (path, options = {}) => {
-        const response = await endpoints.fetch(
+        const response = await routes(
           new Request(`http://127.0.0.1${path}`, {
             method: options.method ?? 'POST',
             headers: options.headers ?? {},
@@ -153,7 +158,7 @@ export async function mount(kind: AdapterKind, endpoints: TokenEndpoints): Promi
     };
   }
   const app = Fastify();
-  await app.register(portcullisTokenEndpoints, { endpoints });
+  await app.register(fastifyRoutes, { routes: [endpoints] });
   const origin = await app.listen({ port: 0, host: '127.0.0.1' });
   return { origin, send: overHttp(origin), close: () => app.close() };
 }

@@ -1,17 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import type { SecurityRequest } from '../core/request.js';
-import { OAuth2Error } from './errors.js';
-import type { RoutesSettings } from './routes-options.js';
-import { asOAuth2Error, failure, plain, redirect, type Outcome } from './routes-outcome.js';
-import { safeRedirectTarget as sameOriginTarget } from '../http/redirect.js';
-import { queryOf } from './routes-request.js';
+import type { SecurityRequest } from '../../core/request.js';
+import type { SecurityResponse } from '../../core/security.js';
+import { OAuth2Error } from '../errors.js';
+import type { RoutesSettings } from './options.js';
+import { asOAuth2Error, failure, plain, redirect } from './responses.js';
+import { safeRedirectTarget as sameOriginTarget } from '../../http/redirect.js';
+import { queryOf } from './request.js';
 import {
   readTransactions,
   transactionCookieName,
   writeTransactions,
   type LoginTransaction,
-} from './transaction.js';
-import type { OAuth2ClientLike } from './types.js';
+} from '../transaction.js';
+import type { OAuth2ClientLike } from '../types.js';
 
 /** The longest return target kept (a longer one gives the default target: the cookie must fit). */
 const MAX_TARGET = 1024;
@@ -30,7 +31,7 @@ export async function startLogin(
   client: OAuth2ClientLike,
   registrationId: string,
   request: SecurityRequest,
-): Promise<Outcome> {
+): Promise<SecurityResponse> {
   const targets = queryOf(request).getAll(settings.targetParameter);
   if (targets.length > 1) return plain(400, 'Bad Request');
   const target = sameOriginTarget(targets[0], settings.defaultTarget);

@@ -1,14 +1,15 @@
-import { deadlineExceeded } from '../core/deadline.js';
-import { UnavailableError } from '../core/errors.js';
-import { summarize } from '../core/events.js';
-import type { SecurityRequest } from '../core/request.js';
-import { User } from '../core/user.js';
-import { OAuth2Error, type OAuth2ErrorCode } from './errors.js';
-import type { RoutesSettings } from './routes-options.js';
-import { asOAuth2Error, failure, plain, redirect, type Outcome } from './routes-outcome.js';
-import { currentUrl, queryOf, repeatedParameter, sameText } from './routes-request.js';
-import { awaitStore, failClosed } from '../stores/call.js';
-import { withDeadline } from '../lib/deadline.js';
+import { deadlineExceeded } from '../../core/deadline.js';
+import { UnavailableError } from '../../core/errors.js';
+import { summarize } from '../../core/events.js';
+import type { SecurityRequest } from '../../core/request.js';
+import type { SecurityResponse } from '../../core/security.js';
+import { User } from '../../core/user.js';
+import { OAuth2Error, type OAuth2ErrorCode } from '../errors.js';
+import type { RoutesSettings } from './options.js';
+import { asOAuth2Error, failure, plain, redirect } from './responses.js';
+import { currentUrl, queryOf, repeatedParameter, sameText } from './request.js';
+import { awaitStore, failClosed } from '../../stores/call.js';
+import { withDeadline } from '../../lib/deadline.js';
 import {
   isExpired,
   readTransactions,
@@ -16,9 +17,9 @@ import {
   transactionCookieName,
   writeTransactions,
   type LoginTransaction,
-} from './transaction.js';
-import type { OAuth2ClientLike, OAuth2LoginResult } from './types.js';
-import { throttledCallback, type SettledCallback } from './routes-throttle.js';
+} from '../transaction.js';
+import type { OAuth2ClientLike, OAuth2LoginResult } from '../types.js';
+import { throttledCallback, type SettledCallback } from './throttle.js';
 
 /**
  * `GET {callbackPath}{registrationId}`: finds the browser's pending transaction of the
@@ -36,7 +37,7 @@ export function finishLogin(
   client: OAuth2ClientLike,
   registrationId: string,
   request: SecurityRequest,
-): Promise<Outcome> {
+): Promise<SecurityResponse> {
   return throttledCallback(settings, request, () =>
     callback(settings, client, registrationId, request),
   );
@@ -51,8 +52,8 @@ async function callback(
   const cookie = settings.cookie;
   const raw = request.cookies.get(transactionCookieName(cookie.secure));
   const clear = [transactionCookie(cookie, '', 0)];
-  const refuse = (code: OAuth2ErrorCode, message: string, setCookies = clear): SettledCallback =>
-    failed(failure(settings, request, new OAuth2Error(code, message), setCookies));
+  const refuse = (code: OAuth2ErrorCode, message: string, cookies = clear): SettledCallback =>
+    failed(failure(settings, request, new OAuth2Error(code, message), cookies));
   if (raw === undefined || raw === '') {
     return refuse('ERR_OAUTH2_TRANSACTION', 'No login transaction is pending', []);
   }
@@ -123,7 +124,7 @@ async function callback(
 }
 
 /** A refused callback: it stays counted by the throttle. */
-function failed(outcome: Outcome): SettledCallback {
+function failed(outcome: SecurityResponse): SettledCallback {
   return { outcome, result: 'failed' };
 }
 
@@ -132,7 +133,7 @@ function unavailable(error: UnavailableError, rest: string): SettledCallback {
   return {
     outcome: {
       ...plain(503, 'Service Unavailable', { 'retry-after': String(error.retryAfter) }),
-      setCookies: [rest],
+      cookies: [rest],
     },
     result: 'unchecked',
   };

@@ -1,30 +1,15 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ConfigurationError } from '../core/errors.js';
-import type { SecurityRequest } from '../core/request.js';
-import { fetchRequestView, nodeRequestView } from '../http/request-views.js';
-import { OAuth2Error } from './errors.js';
-import { startLogin } from './routes-authorization.js';
-import { finishLogin } from './routes-callback.js';
-import { resolveRoutes, type OAuth2LoginOptions, type RoutesSettings } from './routes-options.js';
-import { plain, type Outcome } from './routes-outcome.js';
-import { REGISTRATION_ID } from './transaction.js';
-import type { OAuth2ClientLike } from './types.js';
-
-/** The login routes for both adapter styles. */
-export interface OAuth2LoginHandler {
-  /**
-   * For node `http`, Express, Connect: answers the request and resolves `true` when
-   * its path is one of the routes, else resolves `false` without touching `res`.
-   */
-  readonly node: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
-  /**
-   * For the Fetch API (Hono, Next.js route handlers, Bun, Deno): the answer, or
-   * `undefined` for other paths. `clientAddress` is the client's socket address where
-   * the runtime tells it (e.g. Hono's `getConnInfo(c).remote.address`): without it,
-   * the callback throttle counts nothing.
-   */
-  readonly fetch: (request: Request, clientAddress?: string) => Promise<Response | undefined>;
-}
+import { ConfigurationError } from '../../core/errors.js';
+import type { SecurityRequest } from '../../core/request.js';
+import type { SecurityRoutes } from '../../core/routes.js';
+import type { SecurityResponse } from '../../core/security.js';
+import { INTERNAL_SERVER_ERROR } from '../../http/response.js';
+import { OAuth2Error } from '../errors.js';
+import { startLogin } from './authorization.js';
+import { finishLogin } from './callback.js';
+import { resolveRoutes, type OAuth2LoginOptions, type RoutesSettings } from './options.js';
+import { plain } from './responses.js';
+import { REGISTRATION_ID } from '../transaction.js';
+import type { OAuth2ClientLike } from '../types.js';
 
 /**
  * The OAuth2 / OpenID Connect login routes (authorization code flow with PKCE, state
@@ -43,27 +28,27 @@ export interface OAuth2LoginHandler {
  *   Callbacks are counted per client address by `throttle`: past its limit, a
  *   browser goes to `/login?error=throttled` and another client gets 429.
  *
- * Unknown registration id: 404; another method than GET: 405.
+ * `paths` are the two patterns (`/oauth2/authorization/{registrationId}`,
+ * `/login/oauth2/code/{registrationId}`): one segment below either prefix is the
+ * routes', any other path is passed on (`undefined`, e.g. `/oauth2/authorization/a/b`).
+ * Unknown registration id: 404; another method than GET: 405. Mount the routes with
+ * `securityRoutes(...)` of the adapter, and let anonymous requests reach them.
  *
  * @example
  * ```ts
  * const oauth2 = oauth2Login({ repository, sessions });
- * // node / Express
- * app.use((req, res, next) => void oauth2.node(req, res).then((done) => done || next(), next));
- * // Fetch (Hono)
- * app.use(async (c, next) => (await oauth2.fetch(c.req.raw)) ?? next());
+ * // rules: .requestMatchers(oauth2.paths, Access.permitAll())
+ * app.use(securityRoutes(oauth2)); // portcullis/node (Express), or Hono's honoSecurityRoutes
  * ```
  */
-export function oauth2Login(options: OAuth2LoginOptions): OAuth2LoginHandler {
+export function oauth2Login(options: OAuth2LoginOptions): SecurityRoutes {
   const settings = resolveRoutes(options);
   const { authorizationPath, callbackPath } = settings;
   if (authorizationPath.startsWith(callbackPath) || callbackPath.startsWith(authorizationPath)) {
     throw new ConfigurationError('callbackPath', 'must not overlap authorizationPath');
   }
-  const matches = (path: string): boolean =>
-    path.startsWith(authorizationPath) || path.startsWith(callbackPath);
 
-  const route = async (request: SecurityRequest): Promise<Outcome> => {
+  const route = async (request: SecurityRequest): Promise<SecurityResponse> => {
     if (request.method !== 'GET') return plain(405, 'Method Not Allowed', { allow: 'GET' });
     const path = request.path;
     const authorization = path.startsWith(authorizationPath);
@@ -76,39 +61,25 @@ export function oauth2Login(options: OAuth2LoginOptions): OAuth2LoginHandler {
   };
 
   return Object.freeze({
-    node: async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
-      const request = nodeRequestView(req);
-      if (!matches(request.path)) return false;
-      let outcome: Outcome;
+    paths: Object.freeze([
+      `${authorizationPath}{registrationId}`,
+      `${callbackPath}{registrationId}`,
+    ]),
+    handle: async (request: SecurityRequest): Promise<SecurityResponse | undefined> => {
+      const path = request.path;
+      const prefix = path.startsWith(authorizationPath)
+        ? authorizationPath
+        : path.startsWith(callbackPath)
+          ? callbackPath
+          : undefined;
+      // One segment below a prefix, as `paths` says (and Fastify routes): else not ours.
+      if (prefix === undefined || path.includes('/', prefix.length)) return undefined;
       try {
-        outcome = await route(request);
+        return await route(request);
       } catch {
-        // A failing repository or store: never an unhandled rejection, never details.
-        outcome = plain(500, 'Internal Server Error');
+        // A failing repository or store: never details.
+        return INTERNAL_SERVER_ERROR;
       }
-      if (res.headersSent) return true;
-      for (const cookie of outcome.setCookies) res.appendHeader('set-cookie', cookie);
-      res.writeHead(outcome.status, outcome.headers);
-      res.end(outcome.body);
-      return true;
-    },
-    fetch: async (request: Request, clientAddress?: string): Promise<Response | undefined> => {
-      // A runtime handing its own second argument (Bun's server, a Worker's env) gives no address.
-      const address = typeof clientAddress === 'string' ? clientAddress : undefined;
-      const security = fetchRequestView(request, address);
-      if (!matches(security.path)) return undefined;
-      let outcome: Outcome;
-      try {
-        outcome = await route(security);
-      } catch {
-        outcome = plain(500, 'Internal Server Error');
-      }
-      const headers = new Headers(outcome.headers);
-      for (const cookie of outcome.setCookies) headers.append('set-cookie', cookie);
-      return new Response(outcome.body === '' ? null : outcome.body, {
-        status: outcome.status,
-        headers,
-      });
     },
   });
 }

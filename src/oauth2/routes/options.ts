@@ -1,18 +1,22 @@
-import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
-import { ConfigurationError } from '../core/errors.js';
-import { securityEvents, type SecurityEvents } from '../core/events.js';
-import type { SecurityRequest } from '../core/request.js';
-import { User } from '../core/user.js';
-import { rejectUnknownOptions, requireInteger, requireName } from '../core/validate.js';
-import { DEFAULT_STORE_TIMEOUT_MS, type StoreCallSite } from '../stores/call.js';
-import type { SpentIdStore } from '../stores/types.js';
-import type { LoginThrottle } from '../throttle/login-throttle.js';
-import { spentStore } from './routes-spent.js';
-import { throttleOption } from '../throttle/login-throttle.js';
-import type { OAuth2Error } from './errors.js';
-import { safeRedirectTarget as sameOriginTarget } from '../http/redirect.js';
-import { derivePasswords, REGISTRATION_ID, type TransactionCookieSettings } from './transaction.js';
-import type { OAuth2ClientLike, OAuth2Tokens, OAuth2User } from './types.js';
+import { DEFAULT_DEADLINES, requireDeadline } from '../../core/deadline.js';
+import { ConfigurationError } from '../../core/errors.js';
+import { securityEvents, type SecurityEvents } from '../../core/events.js';
+import type { SecurityRequest } from '../../core/request.js';
+import { User } from '../../core/user.js';
+import { rejectUnknownOptions, requireInteger, requireName } from '../../core/validate.js';
+import { DEFAULT_STORE_TIMEOUT_MS, type StoreCallSite } from '../../stores/call.js';
+import type { SpentIdStore } from '../../stores/types.js';
+import type { LoginThrottle } from '../../throttle/login-throttle.js';
+import { spentStore } from './spent.js';
+import { throttleOption } from '../../throttle/login-throttle.js';
+import type { OAuth2Error } from '../errors.js';
+import { safeRedirectTarget as sameOriginTarget } from '../../http/redirect.js';
+import {
+  derivePasswords,
+  REGISTRATION_ID,
+  type TransactionCookieSettings,
+} from '../transaction.js';
+import type { OAuth2ClientLike, OAuth2Tokens, OAuth2User } from '../types.js';
 
 /** Where the routes find a client by registration id, e.g. an `OAuth2ClientRepository`. */
 export interface OAuth2ClientSource {

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { SecurityRequest } from '../core/request.js';
+import type { SecurityRequest } from '../../core/request.js';
 
 const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$/u;
 

@@ -1,16 +1,9 @@
-import type { AuthenticationFailureReason } from '../core/events.js';
-import { summarize } from '../core/events.js';
-import type { SecurityRequest } from '../core/request.js';
-import { OAuth2Error, type OAuth2ErrorCode } from './errors.js';
-import type { RoutesSettings } from './routes-options.js';
-
-/** What a route answers, whichever adapter style sends it. @internal */
-export interface Outcome {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly setCookies: readonly string[];
-  readonly body: string;
-}
+import type { AuthenticationFailureReason } from '../../core/events.js';
+import { summarize } from '../../core/events.js';
+import type { SecurityRequest } from '../../core/request.js';
+import type { SecurityResponse } from '../../core/security.js';
+import { OAuth2Error, type OAuth2ErrorCode } from '../errors.js';
+import type { RoutesSettings } from './options.js';
 
 const TEXT = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' };
 
@@ -19,20 +12,20 @@ export function plain(
   status: number,
   body: string,
   extra: Readonly<Record<string, string>> = {},
-): Outcome {
-  return { status, headers: { ...TEXT, ...extra }, setCookies: [], body };
+): SecurityResponse {
+  return { status, headers: { ...TEXT, ...extra }, body };
 }
 
 /** A redirect (never cached; no referrer: the callback URL carries the code). @internal */
 export function redirect(
   status: 302 | 303,
   location: string,
-  setCookies: readonly string[],
-): Outcome {
+  cookies: readonly string[],
+): SecurityResponse {
   return {
     status,
     headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
-    setCookies,
+    ...(cookies.length === 0 ? {} : { cookies }),
     body: '',
   };
 }
@@ -49,9 +42,9 @@ export function failure(
   settings: RoutesSettings,
   request: SecurityRequest,
   error: OAuth2Error,
-  setCookies: readonly string[],
+  cookies: readonly string[],
   target?: string,
-): Outcome {
+): SecurityResponse {
   report(settings, request, error);
   const { loginUrl, defaultTarget, targetParameter } = settings;
   const keep =
@@ -59,7 +52,7 @@ export function failure(
       ? ''
       : `&${encodeURIComponent(targetParameter)}=${encodeURIComponent(target)}`;
   const location = `${loginUrl}${loginUrl.includes('?') ? '&' : '?'}error=oauth2${keep}`;
-  return redirect(303, location, setCookies);
+  return redirect(303, location, cookies);
 }
 
 /** `error` when it is an {@link OAuth2Error}, else a new one with `code` (the original as its cause). @internal */

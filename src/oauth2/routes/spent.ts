@@ -1,8 +1,8 @@
-import { ConfigurationError } from '../core/errors.js';
-import { requireInteger } from '../core/validate.js';
-import { MemorySpentIdStore } from '../stores/memory-spent-id-store.js';
-import type { SpentIdStore } from '../stores/types.js';
-import type { OAuth2LoginOptions } from './routes-options.js';
+import { ConfigurationError } from '../../core/errors.js';
+import { requireInteger } from '../../core/validate.js';
+import { MemorySpentIdStore } from '../../stores/memory-spent-id-store.js';
+import type { SpentIdStore } from '../../stores/types.js';
+import type { OAuth2LoginOptions } from './options.js';
 
 /** The given spent-transaction store, or the default one. @internal */
 export function spentStore(

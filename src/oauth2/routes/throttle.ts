@@ -1,14 +1,15 @@
-import { isBrowserNavigation } from '../authorization/entry-points.js';
-import { TooManyRequestsError, UnavailableError } from '../core/errors.js';
-import type { SecurityRequest } from '../core/request.js';
-import { isPromiseLike } from '../lib/promise.js';
-import { type LoginAttempt, type LoginAttemptResult } from '../throttle/login-throttle.js';
-import type { RoutesSettings } from './routes-options.js';
-import { plain, redirect, type Outcome } from './routes-outcome.js';
+import { isBrowserNavigation } from '../../authorization/entry-points.js';
+import { TooManyRequestsError, UnavailableError } from '../../core/errors.js';
+import type { SecurityRequest } from '../../core/request.js';
+import type { SecurityResponse } from '../../core/security.js';
+import { isPromiseLike } from '../../lib/promise.js';
+import { type LoginAttempt, type LoginAttemptResult } from '../../throttle/login-throttle.js';
+import type { RoutesSettings } from './options.js';
+import { plain, redirect } from './responses.js';
 
 /** A callback's answer and how it counts for the throttle. @internal */
 export interface SettledCallback {
-  readonly outcome: Outcome;
+  readonly outcome: SecurityResponse;
   /** `matched` for a login, `failed` for a refused callback, `unchecked` when a store failed. */
   readonly result: LoginAttemptResult;
 }
@@ -26,7 +27,7 @@ export async function throttledCallback(
   settings: RoutesSettings,
   request: SecurityRequest,
   run: () => Promise<SettledCallback>,
-): Promise<Outcome> {
+): Promise<SecurityResponse> {
   const throttle = settings.throttle;
   if (throttle === undefined) return (await run()).outcome;
   let attempt: LoginAttempt;

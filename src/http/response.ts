@@ -1,0 +1,114 @@
+/**
+ * Writing a {@link SecurityResponse} — a denial of the pipeline or the answer of a
+ * route — to a node response or as a Fetch `Response`: one writer per adapter style,
+ * each `Set-Cookie` value on its own header line.
+ *
+ * @internal
+ */
+import type { ServerResponse } from 'node:http';
+import { ConfigurationError } from '../core/errors.js';
+import type { SecurityRequest } from '../core/request.js';
+import type { BodyReader, SecurityRoutes } from '../core/routes.js';
+import type { SecurityResponse } from '../core/security.js';
+
+/** 500 in plain text, without the cause (a bug, a client gone mid-body). @internal */
+export const INTERNAL_SERVER_ERROR: SecurityResponse = Object.freeze({
+  status: 500,
+  headers: Object.freeze({
+    'content-type': 'text/plain; charset=utf-8',
+    'cache-control': 'no-store',
+  }),
+  body: 'Internal Server Error',
+});
+
+/** A status that carries no body (RFC 9110 §6.4.1, §15.3.6, §15.4.5). */
+function bodiless(status: number): boolean {
+  return status === 204 || status === 205 || status === 304;
+}
+
+/**
+ * Writes a portcullis response to a node response: its headers, each cookie as its own
+ * `Set-Cookie` line (after any an earlier middleware set), `Content-Length`, the body.
+ * A 413 closes the connection, so the rest of the body is never read. When the
+ * headers are gone already (or the socket is), the response is destroyed instead.
+ *
+ * @internal
+ */
+export function writeNodeResponse(res: ServerResponse, response: SecurityResponse): void {
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  res.statusCode = response.status;
+  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  const cookies = response.cookies;
+  if (cookies !== undefined && cookies.length > 0) res.appendHeader('set-cookie', [...cookies]);
+  if (response.status === 413) res.setHeader('connection', 'close');
+  if (bodiless(response.status)) {
+    res.end(); // no body and no Content-Length (RFC 9110 §8.6)
+    return;
+  }
+  res.setHeader('content-length', Buffer.byteLength(response.body));
+  res.end(response.body);
+}
+
+/**
+ * A portcullis response as a Fetch `Response`, each cookie as its own `Set-Cookie`
+ * line. An empty body is no body (a redirect gets no `Content-Type`); a 204, 205 or
+ * 304 has none either.
+ *
+ * @internal
+ */
+export function toFetchResponse(response: SecurityResponse): Response {
+  const headers = new Headers(response.headers);
+  for (const cookie of response.cookies ?? []) headers.append('set-cookie', cookie);
+  const empty = bodiless(response.status) || response.body === '';
+  return new Response(empty ? null : response.body, { status: response.status, headers });
+}
+
+/**
+ * Checks the routes given to a mount (`securityRoutes(...routes)`): each must be a
+ * {@link SecurityRoutes} (`paths` and `handle`). Returns them, frozen.
+ *
+ * @throws ConfigurationError (option `routes`) naming the argument that is not
+ * @internal
+ */
+export function checkRoutes(routes: readonly unknown[]): readonly SecurityRoutes[] {
+  routes.forEach((route, index) => {
+    const candidate = route as Partial<SecurityRoutes> | null | undefined;
+    if (
+      typeof candidate?.handle !== 'function' ||
+      !Array.isArray(candidate.paths) ||
+      !candidate.paths.every((path) => typeof path === 'string')
+    ) {
+      throw new ConfigurationError(
+        'routes',
+        `item ${index + 1} must be SecurityRoutes (formLogin(), formLogout(), oauth2Login(), tokenEndpoints())`,
+      );
+    }
+  });
+  return Object.freeze([...(routes as readonly SecurityRoutes[])]);
+}
+
+/**
+ * The first answer of `routes` to a request, or `undefined` when none of them owns
+ * it. A route that rejects (its body could not be read, or a bug) answers 500.
+ *
+ * @internal
+ */
+export async function answerOf(
+  routes: readonly SecurityRoutes[],
+  request: SecurityRequest,
+  readBody: BodyReader,
+): Promise<SecurityResponse | undefined> {
+  for (const route of routes) {
+    let response: SecurityResponse | undefined;
+    try {
+      response = await route.handle(request, readBody);
+    } catch {
+      return INTERNAL_SERVER_ERROR;
+    }
+    if (response !== undefined) return response;
+  }
+  return undefined;
+}
