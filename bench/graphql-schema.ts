@@ -7,7 +7,7 @@
  */
 import type { DocumentNode, GraphQLSchema, execute } from 'graphql';
 import type { AuthenticatedUser } from 'portcullis';
-import type { createSecurityContext, withOperationCheck } from 'portcullis/graphql';
+import type { createGraphQLContext, withOperationCheck } from 'portcullis/graphql';
 
 export const FIELDS = 100;
 export const EXPRESSION = "hasRole('USER') and hasAuthority('posts:read')";
@@ -67,7 +67,7 @@ export interface Schemas {
 export interface GraphqlBench extends Schemas {
   readonly execute: typeof execute;
   readonly withOperationCheck: typeof withOperationCheck;
-  readonly createSecurityContext: typeof createSecurityContext;
+  readonly createGraphQLContext: typeof createGraphQLContext;
   /** NODE_ENV when graphql-js loaded. */
   readonly mode: string;
 }
@@ -79,7 +79,7 @@ export async function loadGraphql(): Promise<GraphqlBench> {
     ...schemas(lib),
     execute: lib.execute,
     withOperationCheck: lib.withOperationCheck,
-    createSecurityContext: lib.createSecurityContext,
+    createGraphQLContext: lib.createGraphQLContext,
     mode: lib.mode,
   };
 }

@@ -6,7 +6,7 @@
  * - `bare-auth`: the bare schema, the user authenticated as below (authentication
  *   without authorization: what both secured variants share);
  * - `portcullis`: the security directives, the user from portcullis's
- *   `createSecurityContext` over its JWT authenticator (cache on, the default);
+ *   `createGraphQLContext` over its JWT authenticator (cache on, the default);
  * - `shield`: graphql-shield (`cache: 'contextual'`) with the same rules, on the same
  *   portcullis context.
  *
@@ -25,7 +25,7 @@ const stack = process.env['STACK'] ?? 'bare';
 
 const lib = await loadGraphql();
 const { bare, secured, shielded } = lib;
-const security = lib.createSecurityContext({
+const security = lib.createGraphQLContext({
   authenticator: new JwtAuthenticator(new JwtConfig(secret)),
 });
 const handler =

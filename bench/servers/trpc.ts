@@ -7,7 +7,7 @@
  *   do-nothing middleware (tRPC's own cost of one), `/handwritten` behind the jose +
  *   role middleware users write today (`jwtVerify` with a pre-imported key, the
  *   `roles` claim checked, 401 / 403 as `TRPCError`s);
- * - `portcullis`: portcullis's `createSecurityContext` over its JWT authenticator
+ * - `portcullis`: portcullis's `createTrpcContext` over its JWT authenticator
  *   (verified-token cache on, the default); `/plain` unguarded and `/guarded` behind
  *   `secured('USER')`;
  * - `portcullis-lean`: the same with `createGuards({ securityContext: false })`.
@@ -20,7 +20,7 @@ import { TRPCError, initTRPC } from '@trpc/server';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import { jwtVerify } from 'jose';
 import { JwtAuthenticator, JwtConfig } from 'portcullis/jwt';
-import { createGuards, createSecurityContext, secured, type UserContext } from 'portcullis/trpc';
+import { createGuards, createTrpcContext, secured, type UserContext } from 'portcullis/trpc';
 import { serveForBenchmark } from './serve.js';
 
 const secret = process.env['JWT_SECRET'];
@@ -44,7 +44,7 @@ if (stack === 'portcullis' || stack === 'portcullis-lean') {
       router,
       // `/plain` is unguarded on purpose: it measures the context alone, beside the
       // guard. Without the opt-out, deny by default refuses it.
-      createContext: createSecurityContext({
+      createContext: createTrpcContext({
         authenticator: jwt,
         dangerouslyAllowUnguardedProcedures: true,
       }),

@@ -1,5 +1,5 @@
 /**
- * The key under which `createSecurityContext` leaves the request's `WWW-Authenticate`
+ * The key under which `createGraphQLContext` leaves the request's `WWW-Authenticate`
  * value on the GraphQL context (a symbol: not part of the context's type, kept by
  * object spread).
  *
@@ -7,7 +7,7 @@
  */
 export const CHALLENGE: unique symbol = Symbol('portcullis.graphql.challenge');
 
-/** The challenge `createSecurityContext` left on a context, if any. @internal */
+/** The challenge `createGraphQLContext` left on a context, if any. @internal */
 export function contextChallenge(context: unknown): string | undefined {
   if (typeof context !== 'object' || context === null) return undefined;
   const value = (context as { [CHALLENGE]?: unknown })[CHALLENGE];

@@ -1,23 +1,20 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
-import { ConfigurationError, UnavailableError } from '../core/errors.js';
-import { securityEvents, type SecurityEvents } from '../core/events.js';
-import { userOf, type AuthenticationOutcome } from '../core/outcome.js';
+import { ConfigurationError } from '../core/errors.js';
+import type { SecurityEvents } from '../core/events.js';
+import { userOf } from '../core/outcome.js';
+import { assertAuthenticatorConfigured, type Authenticator } from '../core/security.js';
 import {
-  assertAuthenticatorConfigured,
-  authenticateWithin,
-  type Authenticator,
-} from '../core/security.js';
+  authenticateContext,
+  resolveContextAuthentication,
+} from '../http/context-authentication.js';
 import { CONTEXT_REQUEST } from '../http/context-request.js';
-import { recordedAuthentication } from '../http/authentication-record.js';
 import { findRequest, isWebSocketUpgrade, viewOf } from '../http/find-request.js';
 import { readConnectionParams, type NodeRequestLike } from '../http/request-views.js';
-import { rejectUnknownOptions, requireNames } from '../core/validate.js';
 import { CHALLENGE, challengeOf, requireChallenges } from './challenge.js';
 import { unavailableError } from './unavailable.js';
 
-/** Options of {@link createSecurityContext}. */
-export interface SecurityContextOptions {
+/** Options of {@link createGraphQLContext}. */
+export interface GraphQLContextOptions {
   /** Who the caller is: HTTP Basic, JWT, sessions, or any {@link Authenticator}. */
   readonly authenticator: Authenticator;
   /**
@@ -53,11 +50,11 @@ export interface SecurityContextOptions {
 }
 
 /**
- * The part of the GraphQL context {@link createSecurityContext} fills. A type
- * literal, not an interface, so that it fits context types declared as
- * `Record<PropertyKey, unknown>` (graphql-http's `OperationContext`).
+ * The part of the GraphQL context {@link createGraphQLContext} fills: the user the
+ * directives read. A type literal, not an interface, so that it fits context types
+ * declared as `Record<PropertyKey, unknown>` (graphql-http's `OperationContext`).
  */
-export type GraphQLSecurityContext = {
+export type GraphQLUserContext = {
   /** The authenticated user, or `null` for an anonymous request. */
   readonly user: AuthenticatedUser | null;
 };
@@ -79,18 +76,8 @@ export type GraphQLContextInput =
       readonly connectionParams?: unknown;
     };
 
-/** The function {@link createSecurityContext} returns. */
-export type GraphQLSecurityContextFactory = (
-  input: GraphQLContextInput,
-) => Promise<GraphQLSecurityContext>;
-
-const KNOWN = [
-  'authenticator',
-  'connectionParams',
-  'events',
-  'challenges',
-  'authenticationTimeoutMs',
-];
+/** The function {@link createGraphQLContext} returns. */
+export type GraphQLContextFactory = (input: GraphQLContextInput) => Promise<GraphQLUserContext>;
 
 /**
  * Builds the GraphQL context's `user` (an `AuthenticatedUser`, or `null`) from an
@@ -104,22 +91,21 @@ const KNOWN = [
  *
  * @example
  * ```ts
- * const security = createSecurityContext({ authenticator });
+ * const security = createGraphQLContext({ authenticator });
  * // graphql-http:  context: (req) => security(req)
  * // GraphQL Yoga:  context: (initial) => security(initial)
  * // Apollo Server: context: async ({ req }) => ({ ...(await security(req)), db })
  * ```
  */
-export function createSecurityContext(
-  options: SecurityContextOptions,
-): GraphQLSecurityContextFactory {
-  const { authenticator, names, events, challenges, authenticationTimeoutMs } = resolve(options);
-  assertAuthenticatorConfigured(authenticator);
+export function createGraphQLContext(options: GraphQLContextOptions): GraphQLContextFactory {
+  const settings = resolveContextAuthentication('createGraphQLContext', options, ['challenges']);
+  const challenges = requireChallenges(options.challenges ?? []);
+  assertAuthenticatorConfigured(settings.authenticator);
   return async (input) => {
     const found = findRequest(input, { holders: true });
     if (!found) {
       throw new ConfigurationError(
-        'createSecurityContext',
+        'createGraphQLContext',
         'found no request: pass the node request, the Fetch Request, or the object holding it as req, raw or request',
       );
     }
@@ -127,65 +113,20 @@ export function createSecurityContext(
     const wsContext = found.kind === 'node' && found.params !== undefined;
     const request = viewOf(
       found,
-      wsContext ? readConnectionParams(names, found.params, true) : undefined,
+      wsContext ? readConnectionParams(settings.names, found.params, true) : undefined,
     );
-    let authentication: AuthenticationOutcome;
-    try {
-      // Behind withSecurity / secure / the Fastify plugin, the pipeline's outcome; a
-      // graphql-ws operation is authenticated each time (its connection outlives a session).
-      authentication =
-        (wsContext || isWebSocketUpgrade(found)
-          ? undefined
-          : recordedAuthentication(request, authenticator)) ??
-        (await authenticateWithin(authenticator, request, authenticationTimeoutMs, events));
-    } catch (error) {
-      // A deadline passed or a store is down: SERVICE_UNAVAILABLE (503), never anonymous.
-      if (error instanceof UnavailableError) throw unavailableError(error);
-      throw error;
-    }
+    // A graphql-ws operation is authenticated each time (its connection outlives a
+    // session); a deadline passed or a store down is SERVICE_UNAVAILABLE (503).
+    const authentication = await authenticateContext(
+      settings,
+      request,
+      wsContext || isWebSocketUpgrade(found),
+      unavailableError,
+    );
     return {
       user: userOf(authentication),
       [CHALLENGE]: challengeOf(challenges, authentication),
       [CONTEXT_REQUEST]: request,
     };
-  };
-}
-
-interface Resolved {
-  readonly authenticator: Authenticator;
-  readonly names: readonly string[];
-  readonly events: SecurityEvents;
-  readonly challenges: readonly string[];
-  readonly authenticationTimeoutMs: number;
-}
-
-function resolve(options: SecurityContextOptions): Resolved {
-  if (typeof options !== 'object' || (options as unknown) === null) {
-    throw new ConfigurationError('options', 'must be an object with an authenticator');
-  }
-  rejectUnknownOptions('createSecurityContext', options, KNOWN);
-  const {
-    authenticator,
-    connectionParams = ['authorization'],
-    events = securityEvents,
-    challenges = [],
-    authenticationTimeoutMs = DEFAULT_DEADLINES.authenticationMs,
-  } = options;
-  if (typeof (authenticator as Partial<Authenticator> | null)?.getUser !== 'function') {
-    throw new ConfigurationError('authenticator', 'must be an Authenticator');
-  }
-  if (typeof (events as Partial<SecurityEvents> | null)?.publish !== 'function') {
-    throw new ConfigurationError('events', 'must be a SecurityEvents publisher');
-  }
-  const names =
-    connectionParams === false
-      ? []
-      : Object.freeze(requireNames('connectionParams', connectionParams));
-  return {
-    authenticator,
-    names,
-    events,
-    challenges: requireChallenges(challenges),
-    authenticationTimeoutMs: requireDeadline('authenticationTimeoutMs', authenticationTimeoutMs),
   };
 }

@@ -10,11 +10,11 @@
  */
 export type { DefaultPolicy } from '../authorization/default-policy.js';
 export {
-  createSecurityContext,
+  createGraphQLContext,
+  type GraphQLContextFactory,
   type GraphQLContextInput,
-  type GraphQLSecurityContext,
-  type GraphQLSecurityContextFactory,
-  type SecurityContextOptions,
+  type GraphQLContextOptions,
+  type GraphQLUserContext,
 } from './context.js';
 export { securityDirectivesTypeDefs, type SecurityDirectiveName } from './directives.js';
 export {

@@ -46,7 +46,7 @@ export interface SecurityDirectivesOptions {
   /**
    * Where the user is in the GraphQL context. Anything but an `AuthenticatedUser`
    * (or a promise of one) counts as anonymous.
-   * @defaultValue `(context) => context.user`, as filled by `createSecurityContext`
+   * @defaultValue `(context) => context.user`, as filled by `createGraphQLContext`
    */
   readonly user?: (context: unknown) => UserLike;
   /** Custom functions for `@preAuthorize` expressions (see `compileExpression`). */

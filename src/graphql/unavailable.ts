@@ -53,7 +53,7 @@ export type GraphQLHttpResponse = [
 ];
 
 /**
- * graphql-http's `context` option from a context factory (`createSecurityContext`'s,
+ * graphql-http's `context` option from a context factory (`createGraphQLContext`'s,
  * or your own around it): a request refused for now — a login throttle or a store
  * down while authenticating, `TOO_MANY_REQUESTS` / `SERVICE_UNAVAILABLE` — is
  * answered with its status (429, 503), `Retry-After` and the error in `errors`.
@@ -62,7 +62,7 @@ export type GraphQLHttpResponse = [
  *
  * @example
  * ```ts
- * const security = createSecurityContext({ authenticator });
+ * const security = createGraphQLContext({ authenticator });
  * const handler = createHandler({ schema, context: graphqlHttpContext((req) => security(req)) });
  * ```
  */

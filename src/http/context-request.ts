@@ -1,7 +1,7 @@
 import type { SecurityRequest } from '../core/request.js';
 
 /**
- * The key under which the tRPC and GraphQL `createSecurityContext` leave the request
+ * The key under which `createTrpcContext` and `createGraphQLContext` leave the request
  * view on the context: for the rate limits of procedures and fields (the client
  * address behind trusted proxies needs the forwarded headers), and for the request
  * summary (the client address) of the guards' `access-denied` events. A symbol: it is not

@@ -64,7 +64,7 @@ export function assertSecured(router: AnyTRPCRouter, options: AssertSecuredOptio
 /**
  * Whether a procedure carries portcullis security: a guard among its middlewares
  * (`permitAll()` included), or `securityMeta()`. The check of each call that
- * `createSecurityContext` makes (cached per procedure).
+ * `createTrpcContext` makes (cached per procedure).
  *
  * @internal
  */

@@ -2,7 +2,7 @@ import type { TRPCError } from '@trpc/server';
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
 
 /**
- * The key under which `createSecurityContext` leaves the request's `WWW-Authenticate`
+ * The key under which `createTrpcContext` leaves the request's `WWW-Authenticate`
  * value on the context (a symbol: not part of the context's type, kept by object spread).
  *
  * @internal
@@ -12,7 +12,7 @@ export const CHALLENGE: unique symbol = Symbol('portcullis.trpc.challenge');
 /** The `WWW-Authenticate` value of each `UNAUTHORIZED` denial portcullis made. */
 const challenges = new WeakMap<object, string>();
 
-/** The challenge `createSecurityContext` left on a context, if any. @internal */
+/** The challenge `createTrpcContext` left on a context, if any. @internal */
 export function contextChallenge(ctx: unknown): string | undefined {
   if (typeof ctx !== 'object' || ctx === null) return undefined;
   const value = (ctx as { [CHALLENGE]?: unknown })[CHALLENGE];
@@ -38,7 +38,7 @@ export interface ResponseMetaLike {
 /**
  * A `responseMeta` for tRPC's HTTP adapters (standalone, node `http`, Express,
  * Fastify, Fetch) that adds `WWW-Authenticate` to a response carrying a portcullis
- * `UNAUTHORIZED` denial: the `challenges` given to `createSecurityContext`, and
+ * `UNAUTHORIZED` denial: the `challenges` given to `createTrpcContext`, and
  * `Bearer error="invalid_token", error_description="…"` when the request presented a
  * token that was refused (RFC 6750 §3), as the HTTP edge answers; and `Retry-After`
  * to a `SERVICE_UNAVAILABLE` answer (a deadline passed). Pass your own

@@ -1,16 +1,14 @@
 import type { AnyTRPCRouter } from '@trpc/server';
-import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
-import { ConfigurationError, UnavailableError } from '../core/errors.js';
-import { securityEvents, type SecurityEvents } from '../core/events.js';
-import { userOf, type AuthenticationOutcome } from '../core/outcome.js';
+import { ConfigurationError } from '../core/errors.js';
+import type { SecurityEvents } from '../core/events.js';
+import { userOf } from '../core/outcome.js';
+import { assertAuthenticatorConfigured, type Authenticator } from '../core/security.js';
 import {
-  assertAuthenticatorConfigured,
-  authenticateWithin,
-  type Authenticator,
-} from '../core/security.js';
-import { rejectUnknownOptions, requireNames } from '../core/validate.js';
+  authenticateContext,
+  resolveContextAuthentication,
+  type ContextAuthentication,
+} from '../http/context-authentication.js';
 import { CONTEXT_REQUEST } from '../http/context-request.js';
-import { recordedAuthentication } from '../http/authentication-record.js';
 import { isWebSocketUpgrade, viewOf } from '../http/find-request.js';
 import { readConnectionParams } from '../http/request-views.js';
 import { assertSecured, isSecuredProcedure } from './assert-secured.js';
@@ -21,8 +19,8 @@ import { findContextRequest } from './request.js';
 import type { UserContext } from './types.js';
 import type { ContextOptionsLike } from './request.js';
 
-/** Options of {@link createSecurityContext}. */
-export interface SecurityContextOptions {
+/** Options of {@link createTrpcContext}. */
+export interface TrpcContextOptions {
   /** Who the caller is: HTTP Basic, JWT, sessions, or any {@link Authenticator}. */
   readonly authenticator: Authenticator;
   /**
@@ -50,7 +48,7 @@ export interface SecurityContextOptions {
    * The router served: checked now, at start-up, with {@link assertSecured} (every
    * procedure guarded or annotated, every rule valid), so a forgotten guard fails the
    * start. Without it, each call is still checked when it arrives (see
-   * {@link SecurityContextOptions.dangerouslyAllowUnguardedProcedures}).
+   * {@link TrpcContextOptions.dangerouslyAllowUnguardedProcedures}).
    */
   readonly router?: AnyTRPCRouter;
   /**
@@ -83,18 +81,15 @@ export interface SecurityContextOptions {
   readonly authenticationTimeoutMs?: number;
 }
 
-/** The function {@link createSecurityContext} returns: `createContext` or part of it. */
-export type SecurityContextFactory = (opts: ContextOptionsLike) => Promise<UserContext>;
+/** The function {@link createTrpcContext} returns: `createContext` or part of it. */
+export type TrpcContextFactory = (opts: ContextOptionsLike) => Promise<UserContext>;
 
-const KNOWN = [
-  'authenticator',
-  'connectionParams',
+/** The options of tRPC's context besides those every context factory takes. */
+const OWN = [
   'dangerouslyAllowConnectionParamsOverHttp',
-  'events',
   'router',
   'challenges',
   'dangerouslyAllowUnguardedProcedures',
-  'authenticationTimeoutMs',
 ];
 
 /** The rule of a call whose procedure has no guard. */
@@ -107,7 +102,7 @@ const UNGUARDED: Rule = Object.freeze({
 const UNCHECKABLE: Rule = Object.freeze({
   ...DENY_ALL,
   description:
-    'denyAll() (the procedures of this request cannot be checked: pass router to createSecurityContext)',
+    'denyAll() (the procedures of this request cannot be checked: pass router to createTrpcContext)',
 });
 
 /**
@@ -130,17 +125,17 @@ const UNCHECKABLE: Rule = Object.freeze({
  * @example
  * ```ts
  * import { createHTTPServer } from '@trpc/server/adapters/standalone';
- * import { createSecurityContext } from 'portcullis/trpc';
+ * import { createTrpcContext } from 'portcullis/trpc';
  *
- * const securityContext = createSecurityContext({ authenticator, router: appRouter });
+ * const trpcContext = createTrpcContext({ authenticator, router: appRouter });
  * createHTTPServer({
  *   router: appRouter,
- *   createContext: async (opts) => ({ ...(await securityContext(opts)), db }),
+ *   createContext: async (opts) => ({ ...(await trpcContext(opts)), db }),
  *   responseMeta: securityResponseMeta(), // WWW-Authenticate on 401
  * }).listen(3000);
  * ```
  */
-export function createSecurityContext(options: SecurityContextOptions): SecurityContextFactory {
+export function createTrpcContext(options: TrpcContextOptions): TrpcContextFactory {
   const settings = resolve(options);
   const { authenticator, names, events, anyTransport, challenges, allowUnguarded } = settings;
   assertAuthenticatorConfigured(authenticator);
@@ -153,22 +148,8 @@ export function createSecurityContext(options: SecurityContextOptions): Security
     const params =
       names.length === 0 ? EMPTY : readConnectionParams(names, opts.info, anyTransport || upgrade);
     const request = viewOf(found, params);
-    let authentication: AuthenticationOutcome;
-    try {
-      // Behind withSecurity / secure / the Fastify plugin, the pipeline's outcome.
-      authentication =
-        (upgrade ? undefined : recordedAuthentication(request, authenticator)) ??
-        (await authenticateWithin(
-          authenticator,
-          request,
-          settings.authenticationTimeoutMs,
-          events,
-        ));
-    } catch (error) {
-      // A deadline passed or a store is down: SERVICE_UNAVAILABLE (503), never anonymous.
-      if (error instanceof UnavailableError) throw unavailable(error);
-      throw error;
-    }
+    // A deadline passed or a store is down: SERVICE_UNAVAILABLE (503), never anonymous.
+    const authentication = await authenticateContext(settings, request, upgrade, unavailable);
     const user = userOf(authentication);
     const challenge = challengeOf(challenges, authentication);
     const ctx = {
@@ -201,39 +182,22 @@ export function createSecurityContext(options: SecurityContextOptions): Security
 
 const EMPTY: ReadonlyMap<string, string> = new Map();
 
-interface Settings {
-  readonly authenticator: Authenticator;
-  readonly names: readonly string[];
-  readonly events: SecurityEvents;
+interface Settings extends ContextAuthentication {
   readonly anyTransport: boolean;
   readonly challenges: readonly string[];
   readonly allowUnguarded: boolean;
-  readonly authenticationTimeoutMs: number;
 }
 
-function resolve(options: SecurityContextOptions): Settings {
-  if (typeof options !== 'object' || (options as unknown) === null) {
-    throw new ConfigurationError('options', 'must be an object with an authenticator');
-  }
-  rejectUnknownOptions('createSecurityContext', options, KNOWN);
+function resolve(options: TrpcContextOptions): Settings {
+  const shared = resolveContextAuthentication('createTrpcContext', options, OWN);
   const {
-    authenticator,
-    connectionParams = ['authorization'],
     dangerouslyAllowConnectionParamsOverHttp = false,
-    events = securityEvents,
     router,
     challenges = [],
     dangerouslyAllowUnguardedProcedures = false,
-    authenticationTimeoutMs = DEFAULT_DEADLINES.authenticationMs,
   } = options;
-  if (typeof (authenticator as Partial<Authenticator> | null)?.getUser !== 'function') {
-    throw new ConfigurationError('authenticator', 'must be an Authenticator');
-  }
   if (typeof dangerouslyAllowConnectionParamsOverHttp !== 'boolean') {
     throw new ConfigurationError('dangerouslyAllowConnectionParamsOverHttp', 'must be a boolean');
-  }
-  if (typeof (events as Partial<SecurityEvents> | null)?.publish !== 'function') {
-    throw new ConfigurationError('events', 'must be a SecurityEvents publisher');
   }
   if (typeof dangerouslyAllowUnguardedProcedures !== 'boolean') {
     throw new ConfigurationError('dangerouslyAllowUnguardedProcedures', 'must be a boolean');
@@ -241,17 +205,10 @@ function resolve(options: SecurityContextOptions): Settings {
   if (router !== undefined && typeof (router as Partial<AnyTRPCRouter> | null)?._def !== 'object') {
     throw new ConfigurationError('router', 'must be a tRPC router (t.router({ ... }))');
   }
-  const names =
-    connectionParams === false
-      ? []
-      : Object.freeze(requireNames('connectionParams', connectionParams));
   return {
-    authenticator,
-    names,
-    events,
+    ...shared,
     anyTransport: dangerouslyAllowConnectionParamsOverHttp,
     challenges: requireChallenges(challenges),
     allowUnguarded: dangerouslyAllowUnguardedProcedures,
-    authenticationTimeoutMs: requireDeadline('authenticationTimeoutMs', authenticationTimeoutMs),
   };
 }

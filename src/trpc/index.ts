@@ -15,11 +15,7 @@ export {
   type ResponseMetaLike,
   type ResponseMetaOptionsLike,
 } from './challenge.js';
-export {
-  createSecurityContext,
-  type SecurityContextFactory,
-  type SecurityContextOptions,
-} from './context.js';
+export { createTrpcContext, type TrpcContextFactory, type TrpcContextOptions } from './context.js';
 export {
   authenticated,
   createGuards,

@@ -37,7 +37,7 @@ export interface Procedures<TContext, TMeta, TErrorShape> {
 
 /**
  * The procedure builders an app needs, one line per kind of procedure, from a tRPC
- * root whose context has `user` (see {@link createSecurityContext}). The builders
+ * root whose context has `user` (see {@link createTrpcContext}). The builders
  * are `t.procedure.use(guard)`: add `.input()`, more middlewares and the resolver
  * as usual.
  *

@@ -17,7 +17,7 @@ const root = initTRPC.context<UserContext>().create({ isServer: true });
  * (HTTP 429, and `Retry-After` with {@link securityResponseMeta}); a limit whose store
  * failed closed answers `SERVICE_UNAVAILABLE` (503). A `throttled` event is published.
  *
- * The key comes from the context {@link createSecurityContext} made: `by: 'user'`
+ * The key comes from the context {@link createTrpcContext} made: `by: 'user'`
  * reads `ctx.user` (the client address for an anonymous caller), `by: 'address'` the
  * request's client address (the forwarded headers too, with the limit's
  * `trustedProxies`). A call without a request (`createCaller`) has no address: it is

@@ -38,7 +38,7 @@ export function findContextRequest(req: ContextOptionsLike['req']): FoundRequest
   const found = findRequest(req, { holders: true });
   if (found) return found;
   throw new ConfigurationError(
-    'createSecurityContext',
+    'createTrpcContext',
     'found no request in opts.req: pass the options tRPC gives createContext',
   );
 }

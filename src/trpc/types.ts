@@ -3,7 +3,7 @@ import type { AuthenticatedUser } from '../core/authenticated-user.js';
 
 /**
  * The context the portcullis middlewares read: `ctx.user`, the caller or `null`, as
- * {@link createSecurityContext} builds it. Your context may hold more.
+ * {@link createTrpcContext} builds it. Your context may hold more.
  */
 export interface UserContext {
   user: AuthenticatedUser | null;

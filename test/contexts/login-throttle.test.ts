@@ -12,12 +12,12 @@ import { createHandler } from 'graphql-http/lib/use/http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoginThrottle, MemoryAuthenticator, User } from '../../src/index.js';
 import {
-  createSecurityContext as graphqlContext,
+  createGraphQLContext as graphqlContext,
   graphqlHttpContext,
 } from '../../src/graphql/index.js';
 import {
   authenticated,
-  createSecurityContext as trpcContext,
+  createTrpcContext as trpcContext,
   securityResponseMeta,
   type UserContext,
 } from '../../src/trpc/index.js';
@@ -35,7 +35,7 @@ function setup(): { auth: MemoryAuthenticator; encoder: TestEncoder } {
   return { auth, encoder };
 }
 
-describe('tRPC: HTTP Basic guesses through createSecurityContext', () => {
+describe('tRPC: HTTP Basic guesses through createTrpcContext', () => {
   it('the sixth guess is TOO_MANY_REQUESTS (429, Retry-After) before any hashing', async () => {
     const { auth, encoder } = setup();
     const t = initTRPC.context<UserContext>().create();
@@ -66,7 +66,7 @@ describe('tRPC: HTTP Basic guesses through createSecurityContext', () => {
   });
 });
 
-describe('GraphQL: HTTP Basic guesses through createSecurityContext', () => {
+describe('GraphQL: HTTP Basic guesses through createGraphQLContext', () => {
   let server: TestServer | undefined;
   afterEach(async () => {
     await server?.close();

@@ -7,8 +7,8 @@ import {
   type Authenticator,
 } from '../../src/index.js';
 import { JwtConfig } from '../../src/jwt/index.js';
-import { createSecurityContext as trpcContext } from '../../src/trpc/index.js';
-import { createSecurityContext as graphqlContext } from '../../src/graphql/index.js';
+import { createTrpcContext as trpcContext } from '../../src/trpc/index.js';
+import { createGraphQLContext as graphqlContext } from '../../src/graphql/index.js';
 
 const missingEncoder = { code: 'ERR_INVALID_OPTION', option: 'passwordEncoder' };
 

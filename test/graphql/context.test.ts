@@ -7,7 +7,7 @@ import {
   type Authenticator,
   type SecurityEvent,
 } from '../../src/index.js';
-import { createSecurityContext } from '../../src/graphql/index.js';
+import { createGraphQLContext } from '../../src/graphql/index.js';
 import { run, secureSchema } from './schema.js';
 
 const tokens: Authenticator = {
@@ -26,8 +26,8 @@ const nodeRequest = (headers: Record<string, string>) => ({
   socket: { remoteAddress: '127.0.0.9' },
 });
 
-describe('createSecurityContext', () => {
-  const security = createSecurityContext({ authenticator: tokens });
+describe('createGraphQLContext', () => {
+  const security = createGraphQLContext({ authenticator: tokens });
 
   it('finds the request however the server hands it over', async () => {
     const good = { authorization: 'Token good' };
@@ -68,7 +68,7 @@ describe('createSecurityContext', () => {
     // connectionParams next to a plain HTTP request are not read.
     const http = { req: nodeRequest({}), connectionParams: { authorization: 'Token good' } };
     expect((await security(http as never)).user).toBeNull();
-    const none = createSecurityContext({ authenticator: tokens, connectionParams: false });
+    const none = createGraphQLContext({ authenticator: tokens, connectionParams: false });
     expect((await none(ws as never)).user).toBeNull();
   });
 
@@ -101,7 +101,7 @@ describe('createSecurityContext', () => {
     events.on('authentication-failure', (e) => {
       failures.push(e);
     });
-    const throwing = createSecurityContext({
+    const throwing = createGraphQLContext({
       authenticator: {
         getUser: () => {
           throw new Error('token service down: secret=abc');
@@ -112,7 +112,7 @@ describe('createSecurityContext', () => {
     expect((await throwing(nodeRequest({}) as never)).user).toBeNull();
     expect(failures).toHaveLength(1);
     expect(JSON.stringify(failures)).not.toContain('secret=abc');
-    const misconfigured = createSecurityContext({
+    const misconfigured = createGraphQLContext({
       authenticator: {
         getUser: () => {
           throw new ConfigurationError('passwordEncoder', 'is not set');
@@ -133,7 +133,7 @@ describe('createSecurityContext', () => {
       { authenticator: tokens, extra: 1 },
       null,
     ]) {
-      expect(() => createSecurityContext(options as never)).toThrow(ConfigurationError);
+      expect(() => createGraphQLContext(options as never)).toThrow(ConfigurationError);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'graphql';
-import { checkOperation, createSecurityContext } from '../../src/graphql/index.js';
+import { checkOperation, createGraphQLContext } from '../../src/graphql/index.js';
 import { DeadlineExceededError, type Authenticator } from '../../src/index.js';
 import { ALICE, run, secureSchema } from './schema.js';
 
@@ -49,27 +49,27 @@ describe('GraphQL: a dependency that never answers fails closed (SERVICE_UNAVAIL
     expect(errors.map((e) => e.extensions['code'])).toEqual(['SERVICE_UNAVAILABLE']);
   });
 
-  it('createSecurityContext: an UnavailableError from the authenticator is a 503 GraphQLError, not anonymous', async () => {
+  it('createGraphQLContext: an UnavailableError from the authenticator is a 503 GraphQLError, not anonymous', async () => {
     const down: Authenticator = {
       getUser: () => Promise.reject(new DeadlineExceededError('user-store', 100)),
     };
-    const security = createSecurityContext({ authenticator: down });
+    const security = createGraphQLContext({ authenticator: down });
     const request = new Request('http://127.0.0.1/graphql');
     await expect(security(request)).rejects.toMatchObject({
       extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } },
     });
   });
 
-  it('createSecurityContext: an authenticator that never answers is cut at authenticationTimeoutMs', async () => {
+  it('createGraphQLContext: an authenticator that never answers is cut at authenticationTimeoutMs', async () => {
     const hung: Authenticator = { getUser: () => never() };
-    const security = createSecurityContext({ authenticator: hung, authenticationTimeoutMs: 30 });
+    const security = createGraphQLContext({ authenticator: hung, authenticationTimeoutMs: 30 });
     const started = Date.now();
     await expect(security(new Request('http://127.0.0.1/graphql'))).rejects.toMatchObject({
       extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } },
     });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(() =>
-      createSecurityContext({ authenticator: hung, authenticationTimeoutMs: -1 }),
+      createGraphQLContext({ authenticator: hung, authenticationTimeoutMs: -1 }),
     ).toThrow(expect.objectContaining({ option: 'authenticationTimeoutMs' }));
   });
 });

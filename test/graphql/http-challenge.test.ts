@@ -13,13 +13,13 @@ import { createYoga } from 'graphql-yoga';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JwtAuthenticator, JwtConfig } from '../../src/jwt/index.js';
-import { createSecurityContext, type GraphQLSecurityContext } from '../../src/graphql/index.js';
+import { createGraphQLContext, type GraphQLUserContext } from '../../src/graphql/index.js';
 import { listen } from '../support/server.js';
 import { createSchema, type ServerName } from './support.js';
 
 const SECRET = 'graphql-edge-test-secret-0123456789abcdef-0123456789';
 const schema = createSchema();
-const security = createSecurityContext({
+const security = createGraphQLContext({
   authenticator: new JwtAuthenticator(new JwtConfig(SECRET)),
   challenges: ['Bearer realm="api"'],
 });
@@ -37,7 +37,7 @@ beforeAll(async () => {
   const yoga = createYoga({ schema, context: (initial) => security(initial), logging: false });
   const yogaServer = await listen(createServer(yoga.requestListener));
   // Stacks on, as in development: a denial must still show none.
-  const apollo = new ApolloServer<GraphQLSecurityContext>({
+  const apollo = new ApolloServer<GraphQLUserContext>({
     schema,
     includeStacktraceInErrorResponses: true,
   });

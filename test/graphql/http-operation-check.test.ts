@@ -7,7 +7,7 @@
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { checkOperation, type GraphQLSecurityContext } from '../../src/graphql/index.js';
+import { checkOperation, type GraphQLUserContext } from '../../src/graphql/index.js';
 import {
   calls,
   closeAll,
@@ -41,7 +41,7 @@ const REFUSED: Record<ServerName, { anonymous: number; user: number }> = {
  * checks every protected field the operation reaches; `responseForOperation`
  * then answers with all the denials instead of executing.
  */
-function apolloOperationCheck(): ApolloServerPlugin<GraphQLSecurityContext> {
+function apolloOperationCheck(): ApolloServerPlugin<GraphQLUserContext> {
   return {
     requestDidStart: () => {
       let denied: readonly GraphQLFormattedError[] = [];

@@ -11,7 +11,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import {
-  createSecurityContext,
+  createGraphQLContext,
   useOperationCheck,
   withOperationCheck,
 } from '../../src/graphql/index.js';
@@ -20,7 +20,7 @@ import { calls, createAuthenticator, createSchema, headersOf, type Who } from '.
 
 const TICKS = 'subscription { ticks(count: 3) }';
 const schema = createSchema();
-const security = createSecurityContext({ authenticator: createAuthenticator() });
+const security = createGraphQLContext({ authenticator: createAuthenticator() });
 
 beforeEach(() => {
   calls.clear();

@@ -19,12 +19,12 @@ import {
   type Authenticator,
 } from '../../src/index.js';
 import {
-  createSecurityContext,
+  createGraphQLContext,
   graphqlHttpContext,
   securityDirectives,
   useOperationCheck,
   withOperationCheck,
-  type GraphQLSecurityContext,
+  type GraphQLUserContext,
   type SecurityDirectivesOptions,
 } from '../../src/graphql/index.js';
 import { USERS } from '../support/fixture.js';
@@ -132,7 +132,7 @@ export const DIRECTIVE_FIELDS: readonly string[] = (
   'preAuthorizeBoth permitAll denyAll authenticated'
 ).split(' ');
 
-type Context = Partial<GraphQLSecurityContext>;
+type Context = Partial<GraphQLUserContext>;
 const nameOf = (context: Context): string => context.user?.username ?? 'anonymous';
 const node = (id: string) =>
   id.startsWith('a')
@@ -228,10 +228,10 @@ export interface GraphQLServer {
  */
 export async function startServers(
   schema: GraphQLSchema,
-  apolloCheck?: ApolloServerPlugin<GraphQLSecurityContext>,
+  apolloCheck?: ApolloServerPlugin<GraphQLUserContext>,
 ): Promise<readonly GraphQLServer[]> {
   const check = apolloCheck !== undefined;
-  const security = createSecurityContext({ authenticator: createAuthenticator() });
+  const security = createGraphQLContext({ authenticator: createAuthenticator() });
 
   const handler = createHandler({
     schema,
@@ -250,7 +250,7 @@ export async function startServers(
   });
   const yogaServer = await listen(createServer(yoga.requestListener));
 
-  const apollo = new ApolloServer<GraphQLSecurityContext>({
+  const apollo = new ApolloServer<GraphQLUserContext>({
     schema,
     plugins: apolloCheck ? [apolloCheck] : [],
   });

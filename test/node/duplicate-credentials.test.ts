@@ -7,7 +7,7 @@ import {
   NoOpPasswordEncoder,
   User,
 } from '../../src/index.js';
-import { createSecurityContext } from '../../src/graphql/index.js';
+import { createGraphQLContext } from '../../src/graphql/index.js';
 import { withSecurity, security } from '../../src/node/index.js';
 import { runDuplicateCredentialScenarios } from '../support/duplicate-credentials.js';
 import { createTestTransform, respond } from '../support/fixture.js';
@@ -48,7 +48,7 @@ describe('context factories, which run no firewall, authenticate nobody from two
     .passwordEncoder(new DelegatingPasswordEncoder().withEncoder('noop', new NoOpPasswordEncoder()))
     .withUser(new User('user', '{noop}user-pw').withRoles(['USER']))
     .withUser(new User('admin', '{noop}admin-pw').withRoles(['ADMIN']));
-  const security = createSecurityContext({ authenticator });
+  const security = createGraphQLContext({ authenticator });
   let server: TestServer;
   beforeAll(async () => {
     server = await listen((req, res) => {

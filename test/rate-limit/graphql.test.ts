@@ -17,7 +17,7 @@ import {
 } from '../../src/index.js';
 import {
   checkSchemaSecurity,
-  createSecurityContext,
+  createGraphQLContext,
   rateLimitDirectiveTypeDefs,
   SchemaSecurityError,
   securityDirectives,
@@ -78,7 +78,7 @@ interface Answer {
 describe('GraphQL: @rateLimit on fields, over HTTP (GraphQL Yoga)', () => {
   let server: TestServer;
   beforeAll(async () => {
-    const security = createSecurityContext({ authenticator: testAuthenticator() });
+    const security = createGraphQLContext({ authenticator: testAuthenticator() });
     const yoga = createYoga({
       schema: build(),
       context: (initial) => security(initial),

@@ -12,7 +12,7 @@ import {
 import {
   assertSecured,
   authenticated,
-  createSecurityContext,
+  createTrpcContext,
   permitAll,
   rateLimited,
   securityMeta,
@@ -62,7 +62,7 @@ describe('tRPC: rateLimited(limit) over HTTP', () => {
     server = await listen(
       createHTTPServer({
         router,
-        createContext: createSecurityContext({ authenticator: testAuthenticator(), router }),
+        createContext: createTrpcContext({ authenticator: testAuthenticator(), router }),
         responseMeta: securityResponseMeta(),
       }),
     );

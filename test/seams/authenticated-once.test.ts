@@ -24,11 +24,11 @@ import {
 } from '../../src/index.js';
 import { security as fastifySecurity } from '../../src/fastify/index.js';
 import { withSecurity as withFetchSecurity } from '../../src/fetch/index.js';
-import { createSecurityContext as graphqlContext } from '../../src/graphql/index.js';
+import { createGraphQLContext as graphqlContext } from '../../src/graphql/index.js';
 import { withSecurity } from '../../src/node/index.js';
 import {
   createProcedures,
-  createSecurityContext as trpcContext,
+  createTrpcContext as trpcContext,
   type UserContext,
 } from '../../src/trpc/index.js';
 import { listen, type TestServer } from '../support/server.js';

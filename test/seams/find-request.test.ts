@@ -15,7 +15,7 @@ import {
   User,
   type Authenticator,
 } from '../../src/index.js';
-import { createSecurityContext as graphqlContext } from '../../src/graphql/index.js';
+import { createGraphQLContext as graphqlContext } from '../../src/graphql/index.js';
 import { findRequest, viewOf } from '../../src/http/find-request.js';
 import { nodeRequestView } from '../../src/http/request-views.js';
 import { toRequest } from '../../src/session/request.js';

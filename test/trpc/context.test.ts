@@ -7,7 +7,7 @@ import {
   type AuthenticationSuccessEvent,
   type Authenticator,
 } from '../../src/index.js';
-import { createSecurityContext, type NodeRequestLike } from '../../src/trpc/index.js';
+import { createTrpcContext, type NodeRequestLike } from '../../src/trpc/index.js';
 import { appRouter, createAuthenticator, headersOf, securedRouter } from './fixture.js';
 
 function nodeRequest(headers: Record<string, string>, extra: object = {}): NodeRequestLike {
@@ -23,10 +23,10 @@ function nodeRequest(headers: Record<string, string>, extra: object = {}): NodeR
 const wsInfo = (connectionParams: Record<string, string> | null) => ({ connectionParams });
 const upgrade = { upgrade: 'websocket', connection: 'Upgrade' };
 
-describe('createSecurityContext', () => {
+describe('createTrpcContext', () => {
   // `router` is checked at start-up, so WebSocket upgrades (whose context is made
   // before any call) are served.
-  const context = createSecurityContext({
+  const context = createTrpcContext({
     authenticator: createAuthenticator(),
     router: securedRouter,
   });
@@ -49,7 +49,7 @@ describe('createSecurityContext', () => {
     events.on('authentication-success', (event) => {
       seen.push(event);
     });
-    const withEvents = createSecurityContext({
+    const withEvents = createTrpcContext({
       authenticator: createAuthenticator(events),
       router: securedRouter,
     });
@@ -87,7 +87,7 @@ describe('createSecurityContext', () => {
     expect((await context({ req, info: wsInfo(odd) })).user).toBeNull();
     const other = { token: headersOf('user').authorization! };
     expect((await context({ req, info: wsInfo(other) })).user).toBeNull();
-    const off = createSecurityContext({
+    const off = createTrpcContext({
       authenticator: createAuthenticator(),
       connectionParams: false,
       router: securedRouter,
@@ -101,7 +101,7 @@ describe('createSecurityContext', () => {
       getUser: (request) =>
         request.header('X-API-Key') === 'k-1' ? new User('robot', '', ['BOT']) : null,
     };
-    const apiContext = createSecurityContext({
+    const apiContext = createTrpcContext({
       authenticator: apiKeys,
       connectionParams: ['X-API-Key'],
       router: securedRouter,

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuthenticatedUser, compileExpression, User, type Authenticator } from '../../src/index.js';
 import {
   authenticated,
-  createSecurityContext,
+  createTrpcContext,
   preAuthorize,
   securityResponseMeta,
 } from '../../src/trpc/index.js';
@@ -30,7 +30,7 @@ describe('tRPC: a dependency that never answers fails the call closed (SERVICE_U
       me: t.procedure.use(authenticated()).query(({ ctx }) => ctx.user.username),
     });
     const hung: Authenticator = { getUser: () => never() };
-    const createContext = createSecurityContext({ authenticator: hung });
+    const createContext = createTrpcContext({ authenticator: hung });
     let settled = false;
     const response = fetchRequestHandler({
       endpoint: '/trpc',
@@ -57,7 +57,7 @@ describe('tRPC: a dependency that never answers fails the call closed (SERVICE_U
       me: t.procedure.use(authenticated()).query(({ ctx }) => ctx.user.username),
     });
     const hung: Authenticator = { getUser: () => never() };
-    const createContext = createSecurityContext({
+    const createContext = createTrpcContext({
       authenticator: hung,
       authenticationTimeoutMs: 200,
     });
@@ -74,9 +74,9 @@ describe('tRPC: a dependency that never answers fails the call closed (SERVICE_U
     expect(settled).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     expect((await response).status).toBe(503);
-    expect(() =>
-      createSecurityContext({ authenticator: hung, authenticationTimeoutMs: 0 }),
-    ).toThrow(expect.objectContaining({ option: 'authenticationTimeoutMs' }));
+    expect(() => createTrpcContext({ authenticator: hung, authenticationTimeoutMs: 0 })).toThrow(
+      expect.objectContaining({ option: 'authenticationTimeoutMs' }),
+    );
   });
 
   it('an async expression function that never settles: SERVICE_UNAVAILABLE, not FORBIDDEN', async () => {

@@ -14,7 +14,7 @@ import { ConfigurationError, SecurityEvents, type SecurityEvent } from '../../sr
 import { JwtAuthenticator, JwtConfig } from '../../src/jwt/index.js';
 import {
   authenticated,
-  createSecurityContext,
+  createTrpcContext,
   permitAll,
   securityResponseMeta,
   type UserContext,
@@ -69,12 +69,12 @@ describe('deny by default: a procedure without a guard', () => {
   beforeAll(async () => {
     const authenticator = createAuthenticator();
     server = await listen(
-      createHTTPServer({ router, createContext: createSecurityContext({ authenticator, events }) }),
+      createHTTPServer({ router, createContext: createTrpcContext({ authenticator, events }) }),
     );
     optedOut = await listen(
       createHTTPServer({
         router,
-        createContext: createSecurityContext({
+        createContext: createTrpcContext({
           authenticator,
           dangerouslyAllowUnguardedProcedures: true,
         }),
@@ -126,7 +126,7 @@ describe('deny by default: a procedure without a guard', () => {
 
   it('refuses what it cannot check: a WebSocket upgrade, a context without info, a tRPC without info.calls[].procedure', async () => {
     const authenticator = createAuthenticator();
-    const factory = createSecurityContext({ authenticator });
+    const factory = createTrpcContext({ authenticator });
     const req = (headers: Record<string, string>) =>
       ({
         method: 'GET',
@@ -148,7 +148,7 @@ describe('deny by default: a procedure without a guard', () => {
     });
     // With the router checked at start-up, both are served.
     const secured = t.router({ health: t.procedure.use(permitAll()).query(() => 'ok') });
-    const checked = createSecurityContext({ authenticator, router: secured });
+    const checked = createTrpcContext({ authenticator, router: secured });
     await expect(checked({ req: req({}), info: older })).resolves.toMatchObject({ user: null });
     await expect(checked({ req: upgrade, info: noCalls })).resolves.toMatchObject({ user: null });
     await expect(checked({ req: req({}) })).resolves.toMatchObject({ user: null });
@@ -156,14 +156,14 @@ describe('deny by default: a procedure without a guard', () => {
 
   it('fails the start when the router is given', () => {
     const authenticator = createAuthenticator();
-    expect(() => createSecurityContext({ authenticator, router })).toThrow(ConfigurationError);
+    expect(() => createTrpcContext({ authenticator, router })).toThrow(ConfigurationError);
     try {
-      createSecurityContext({ authenticator, router });
+      createTrpcContext({ authenticator, router });
     } catch (error) {
       expect((error as ConfigurationError).message).toContain('wipe: no guard and no meta.auth');
     }
     const secured = t.router({ health: t.procedure.use(permitAll()).query(() => 'ok') });
-    expect(() => createSecurityContext({ authenticator, router: secured })).not.toThrow();
+    expect(() => createTrpcContext({ authenticator, router: secured })).not.toThrow();
   });
 });
 
@@ -178,7 +178,7 @@ describe('WWW-Authenticate on UNAUTHORIZED', () => {
     jwtServer = await listen(
       createHTTPServer({
         router,
-        createContext: createSecurityContext({
+        createContext: createTrpcContext({
           authenticator: jwt,
           challenges: ['Bearer realm="api"'],
         }),
@@ -188,7 +188,7 @@ describe('WWW-Authenticate on UNAUTHORIZED', () => {
     basicServer = await listen(
       createHTTPServer({
         router,
-        createContext: createSecurityContext({
+        createContext: createTrpcContext({
           authenticator: basicAuth,
           challenges: ['Basic realm="api", charset="UTF-8"'],
         }),
@@ -196,7 +196,7 @@ describe('WWW-Authenticate on UNAUTHORIZED', () => {
         responseMeta: securityResponseMeta(() => ({ headers: { 'x-app': '1' } })),
       }),
     );
-    const createContext = createSecurityContext({ authenticator: jwt });
+    const createContext = createTrpcContext({ authenticator: jwt });
     fetchServer = await listen(
       createServer((req, res) => {
         const chunks: Buffer[] = [];
@@ -276,7 +276,7 @@ describe('no stack trace in a denial, in development mode too', () => {
     server = await listen(
       createHTTPServer({
         router: devRouter,
-        createContext: createSecurityContext({ authenticator: createAuthenticator() }),
+        createContext: createTrpcContext({ authenticator: createAuthenticator() }),
       }),
     );
   });

@@ -17,13 +17,13 @@ import {
 import {
   authenticated,
   createProcedures,
-  createSecurityContext,
+  createTrpcContext,
   denyAll,
   permitAll,
   preAuthorize,
   rolesAllowed,
   secured,
-  type SecurityContextFactory,
+  type TrpcContextFactory,
   type SecurityMeta,
   type UserContext,
 } from '../../src/trpc/index.js';
@@ -212,7 +212,7 @@ export function collect(
 /** A standalone tRPC server on 127.0.0.1 serving `router` with `createContext`. */
 export function serveStandalone(
   router: AnyTRPCRouter,
-  createContext: SecurityContextFactory,
+  createContext: TrpcContextFactory,
 ): Promise<TestServer> {
   return listen(createHTTPServer({ router, createContext }));
 }
@@ -225,8 +225,8 @@ export function clientFor(origin: string, name: Name | 'anonymous', batch = true
 }
 
 /** The context factory for the demo users. */
-export function demoContext(events?: SecurityEvents): SecurityContextFactory {
-  return createSecurityContext({ authenticator: createAuthenticator(events) });
+export function demoContext(events?: SecurityEvents): TrpcContextFactory {
+  return createTrpcContext({ authenticator: createAuthenticator(events) });
 }
 
 /** The tRPC error code a call failed with, or `'OK'`. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecurityEvents, securityEvents, type AccessDeniedEvent } from '../../src/index.js';
-import { createGuards, createSecurityContext } from '../../src/trpc/index.js';
+import { createGuards, createTrpcContext } from '../../src/trpc/index.js';
 import type { TestServer } from '../support/server.js';
 import {
   appRouter,
@@ -200,7 +200,7 @@ describe('a failing authenticator', () => {
   });
   let server: TestServer;
   beforeAll(async () => {
-    const context = createSecurityContext({
+    const context = createTrpcContext({
       events,
       authenticator: {
         authenticationMethod: 'flaky',

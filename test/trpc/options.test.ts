@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError, ExpressionSyntaxError } from '../../src/index.js';
 import {
   createGuards,
-  createSecurityContext,
+  createTrpcContext,
   preAuthorize,
   secured,
   securityMeta,
@@ -91,27 +91,24 @@ describe('definition-time validation', () => {
     );
   });
 
-  it('validates createSecurityContext options', () => {
-    expect(configurationError(() => createSecurityContext({} as never)).option).toBe(
-      'authenticator',
-    );
+  it('validates createTrpcContext options', () => {
+    expect(configurationError(() => createTrpcContext({} as never)).option).toBe('authenticator');
     const authenticator = createAuthenticator();
     expect(
       configurationError(() =>
-        createSecurityContext({ authenticator, connectionParams: 'authorization' as never }),
+        createTrpcContext({ authenticator, connectionParams: 'authorization' as never }),
       ).option,
     ).toBe('connectionParams');
     expect(
       configurationError(() =>
-        createSecurityContext({
+        createTrpcContext({
           authenticator,
           dangerouslyAllowConnectionParamsOverHttp: 'yes' as never,
         }),
       ).option,
     ).toBe('dangerouslyAllowConnectionParamsOverHttp');
     expect(
-      configurationError(() => createSecurityContext({ authenticator, event: {} } as never))
-        .message,
+      configurationError(() => createTrpcContext({ authenticator, event: {} } as never)).message,
     ).toContain('did you mean "events"');
   });
 

@@ -10,7 +10,7 @@ import {
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { createSecurityContext } from '../../src/trpc/index.js';
+import { createTrpcContext } from '../../src/trpc/index.js';
 import type { TestServer } from '../support/server.js';
 import { TestEventSource } from './event-source.js';
 import {
@@ -55,7 +55,7 @@ describe('SSE subscriptions (httpSubscriptionLink)', () => {
     server = await serveStandalone(appRouter, demoContext());
     permissive = await serveStandalone(
       appRouter,
-      createSecurityContext({
+      createTrpcContext({
         authenticator: createAuthenticator(),
         dangerouslyAllowConnectionParamsOverHttp: true,
       }),
@@ -105,7 +105,7 @@ describe('WebSocket subscriptions (wsLink + applyWSSHandler)', () => {
     applyWSSHandler({
       wss,
       router: securedRouter,
-      createContext: createSecurityContext({
+      createContext: createTrpcContext({
         authenticator: createAuthenticator(),
         router: securedRouter,
       }),

@@ -10,24 +10,26 @@ import { compileExpression, type AuthenticatedUser } from '../../src/index.js';
 import {
   authenticated,
   createProcedures,
-  createSecurityContext,
+  createTrpcContext,
   denyAll,
   permitAll,
   preAuthorize,
   rolesAllowed,
   secured,
   securityMeta,
-  type SecurityContextFactory,
+  type DefaultPolicy,
+  type TrpcContextFactory,
   type SecurityMeta,
   type UserContext,
 } from '../../src/trpc/index.js';
+import type { DefaultPolicy as GraphQLDefaultPolicy } from '../../src/graphql/index.js';
 
 interface AppContext {
   user: AuthenticatedUser | null;
   db: { posts: string[] };
 }
 const t = initTRPC.context<AppContext>().meta<SecurityMeta & { openapi?: string }>().create();
-declare const securityContext: SecurityContextFactory;
+declare const trpcContext: TrpcContextFactory;
 
 describe('ctx.user narrowing', () => {
   it('is non-null after every guard but permitAll, with the rest of the context kept', () => {
@@ -130,12 +132,21 @@ describe('checked rules', () => {
 
 describe('createContext for every adapter', () => {
   it('accepts the options of the standalone, Fetch, Express, Fastify and ws adapters', () => {
-    expectTypeOf(securityContext).toBeCallableWith({} as CreateHTTPContextOptions);
-    expectTypeOf(securityContext).toBeCallableWith({} as FetchCreateContextFnOptions);
-    expectTypeOf(securityContext).toBeCallableWith({} as CreateExpressContextOptions);
-    expectTypeOf(securityContext).toBeCallableWith({} as CreateFastifyContextOptions);
-    expectTypeOf(securityContext).toBeCallableWith({} as CreateWSSContextFnOptions);
-    expectTypeOf(securityContext).returns.resolves.toEqualTypeOf<UserContext>();
-    expectTypeOf(createSecurityContext).returns.toEqualTypeOf<SecurityContextFactory>();
+    expectTypeOf(trpcContext).toBeCallableWith({} as CreateHTTPContextOptions);
+    expectTypeOf(trpcContext).toBeCallableWith({} as FetchCreateContextFnOptions);
+    expectTypeOf(trpcContext).toBeCallableWith({} as CreateExpressContextOptions);
+    expectTypeOf(trpcContext).toBeCallableWith({} as CreateFastifyContextOptions);
+    expectTypeOf(trpcContext).toBeCallableWith({} as CreateWSSContextFnOptions);
+    expectTypeOf(trpcContext).returns.resolves.toEqualTypeOf<UserContext>();
+    expectTypeOf(createTrpcContext).returns.toEqualTypeOf<TrpcContextFactory>();
+  });
+});
+
+describe('the vocabulary shared with portcullis/graphql', () => {
+  it('has one DefaultPolicy, with the SPEC spelling denyAll', () => {
+    expectTypeOf<DefaultPolicy>().toEqualTypeOf<GraphQLDefaultPolicy>();
+    expectTypeOf<DefaultPolicy>().toEqualTypeOf<'permitAll' | 'authenticated' | 'denyAll'>();
+    // @ts-expect-error tRPC's former 'deny' is gone
+    securityMeta({ defaultPolicy: 'deny' });
   });
 });
