@@ -1,5 +1,4 @@
-import { ConfigurationError } from '../core/errors.js';
-import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
+import { memoryStoreOptions } from '../stores/memory-options.js';
 import {
   RefreshStoreFullError,
   type RefreshRotation,
@@ -59,11 +58,9 @@ export class MemoryRefreshTokenStore implements RefreshTokenStore {
   #nextExpiryMs = Number.POSITIVE_INFINITY;
 
   constructor(options: MemoryRefreshTokenStoreOptions = {}) {
-    if (typeof options !== 'object' || (options as unknown) === null) {
-      throw new ConfigurationError('options', 'must be an object');
-    }
-    rejectUnknownOptions('MemoryRefreshTokenStore', options, ['maxEntries']);
-    this.#maxEntries = requireInteger('maxEntries', options.maxEntries ?? 100_000, 1, 100_000_000);
+    this.#maxEntries = memoryStoreOptions('MemoryRefreshTokenStore', options, {
+      clock: false,
+    }).maxEntries;
   }
 
   /** How many records are held (expired ones included until they are dropped). */

@@ -1,5 +1,4 @@
-import { ConfigurationError } from '../core/errors.js';
-import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
+import { memoryStoreOptions } from './memory-options.js';
 import { MemoryStoreFullError } from './errors.js';
 import type { RevocationStore } from './types.js';
 
@@ -49,14 +48,9 @@ export class MemoryRevocationStore implements RevocationStore {
   #nextExpiryMs = Number.POSITIVE_INFINITY;
 
   constructor(options: MemoryRevocationStoreOptions = {}) {
-    if (typeof options !== 'object' || (options as unknown) === null) {
-      throw new ConfigurationError('options', 'must be an object');
-    }
-    rejectUnknownOptions('MemoryRevocationStore', options, ['maxEntries', 'clock']);
-    this.#maxEntries = requireInteger('maxEntries', options.maxEntries ?? 100_000, 1, 100_000_000);
-    const clock = options.clock ?? Date.now;
-    if (typeof clock !== 'function') throw new ConfigurationError('clock', 'must be a function');
-    this.#clock = clock;
+    const settings = memoryStoreOptions('MemoryRevocationStore', options, { clock: true });
+    this.#maxEntries = settings.maxEntries;
+    this.#clock = settings.clock;
   }
 
   /** How many records are held (expired ones included until they are dropped). */

@@ -1,5 +1,4 @@
-import { ConfigurationError } from '../core/errors.js';
-import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
+import { memoryStoreOptions } from './memory-options.js';
 import { MemoryStoreFullError } from './errors.js';
 import type { SpentIdStore } from './types.js';
 
@@ -41,14 +40,9 @@ export class MemorySpentIdStore implements SpentIdStore {
   #nextExpiryMs = Number.POSITIVE_INFINITY;
 
   constructor(options: MemorySpentIdStoreOptions = {}) {
-    if (typeof options !== 'object' || (options as unknown) === null) {
-      throw new ConfigurationError('options', 'must be an object');
-    }
-    rejectUnknownOptions('MemorySpentIdStore', options, ['maxEntries', 'clock']);
-    this.#maxEntries = requireInteger('maxEntries', options.maxEntries ?? 100_000, 1, 100_000_000);
-    const clock = options.clock ?? Date.now;
-    if (typeof clock !== 'function') throw new ConfigurationError('clock', 'must be a function');
-    this.#clock = clock;
+    const settings = memoryStoreOptions('MemorySpentIdStore', options, { clock: true });
+    this.#maxEntries = settings.maxEntries;
+    this.#clock = settings.clock;
   }
 
   /** How many ids are held (expired ones included until they are dropped). */

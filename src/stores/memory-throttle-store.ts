@@ -1,5 +1,4 @@
-import { ConfigurationError } from '../core/errors.js';
-import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
+import { memoryStoreOptions } from './memory-options.js';
 import type {
   ThrottleAdmission,
   ThrottleRule,
@@ -47,11 +46,9 @@ export class MemoryThrottleStore implements ThrottleStore {
   readonly #maxEntries: number;
 
   constructor(options: MemoryThrottleStoreOptions = {}) {
-    if (typeof options !== 'object' || (options as unknown) === null) {
-      throw new ConfigurationError('options', 'must be an object');
-    }
-    rejectUnknownOptions('MemoryThrottleStore', options, ['maxEntries']);
-    this.#maxEntries = requireInteger('maxEntries', options.maxEntries ?? 100_000, 1, 100_000_000);
+    this.#maxEntries = memoryStoreOptions('MemoryThrottleStore', options, {
+      clock: false,
+    }).maxEntries;
   }
 
   /** How many keys are held (expired ones included until they are met). */
