@@ -33,7 +33,6 @@ export function guardResolver(
   settings: Settings,
   subscribe = false,
 ): Resolver {
-  const run = subscribe ? runSubscribeAs : runAs;
   const userOf = settings.userOf;
   const evaluate = rule.expression.evaluate as (
     user: AuthenticatedUser | null,
@@ -48,7 +47,7 @@ export function guardResolver(
     info: GraphQLResolveInfo,
   ): unknown => {
     const passed = evaluate(user, args);
-    if (passed === true) return run(user, resolve, source, args, context, info);
+    if (passed === true) return runAs(subscribe, user, resolve, source, args, context, info);
     if (passed === false)
       throw denial(rule, settings, user, context, responsePathAsArray(info.path), info.fieldNodes);
     return passed.then((ok) => {
@@ -61,7 +60,7 @@ export function guardResolver(
           responsePathAsArray(info.path),
           info.fieldNodes,
         );
-      return run(user, resolve, source, args, context, info);
+      return runAs(subscribe, user, resolve, source, args, context, info);
     }, unavailableOr(info));
   };
 
@@ -74,24 +73,12 @@ export function guardResolver(
   };
 }
 
-function runAs(
-  user: AuthenticatedUser | null,
-  resolve: Resolver,
-  source: unknown,
-  args: Record<string, unknown>,
-  context: unknown,
-  info: GraphQLResolveInfo,
-): unknown {
-  // The HTTP adapters (or an earlier field) may have filled it already.
-  if (SecurityContext.getUser() === user) return resolve(source, args, context, info);
-  return SecurityContext.run(user, () => resolve(source, args, context, info));
-}
-
 /**
- * `subscribe` with the user in the `SecurityContext`, and its event stream bound to
- * the user: the server pulls events later, outside this call.
+ * Runs a resolver with the user in the `SecurityContext`; for `subscribe`, its event
+ * stream is bound to the user too: the server pulls events later, outside this call.
  */
-function runSubscribeAs(
+function runAs(
+  subscribe: boolean,
   user: AuthenticatedUser | null,
   resolve: Resolver,
   source: unknown,
@@ -99,6 +86,11 @@ function runSubscribeAs(
   context: unknown,
   info: GraphQLResolveInfo,
 ): unknown {
+  if (!subscribe) {
+    // The HTTP adapters (or an earlier field) may have filled it already.
+    if (SecurityContext.getUser() === user) return resolve(source, args, context, info);
+    return SecurityContext.run(user, () => resolve(source, args, context, info));
+  }
   const stream = SecurityContext.run(user, () => resolve(source, args, context, info));
   if (isPromiseLike(stream)) return Promise.resolve(stream).then((s) => bindToUser(s, user));
   return bindToUser(stream, user);
