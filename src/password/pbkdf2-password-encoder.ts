@@ -1,8 +1,8 @@
-import { pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
+import { pbkdf2, randomBytes } from 'node:crypto';
 import { ConfigurationError } from '../core/errors.js';
 import { requireInteger } from '../core/validate.js';
 import type { PasswordEncoder, RawPasswordOptions } from './password-encoder.js';
-import { decimalParams, formatPhc, parsePhc } from './phc.js';
+import { decimalParams, derivedKeyMatches, formatPhc, parsePhc } from './phc.js';
 import {
   hashFailed,
   isAcceptablePassword,
@@ -139,13 +139,8 @@ export class Pbkdf2PasswordEncoder implements PasswordEncoder {
     if (!isAcceptablePassword(raw, this.#maxPasswordLength)) return false;
     const stored = this.#parse(encoded);
     if (!stored) return false;
-    try {
-      const { algorithm, iterations, salt, hash } = stored;
-      const key = await derive(raw, salt, iterations, hash.length, algorithm);
-      return timingSafeEqual(key, hash);
-    } catch {
-      return false;
-    }
+    const { algorithm, iterations, salt, hash } = stored;
+    return derivedKeyMatches(hash, () => derive(raw, salt, iterations, hash.length, algorithm));
   }
 
   /** Whether the stored hash is unparsable, uses another digest, or weaker parameters. */

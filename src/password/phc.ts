@@ -6,6 +6,7 @@
  *
  * @internal
  */
+import { timingSafeEqual } from 'node:crypto';
 
 /** Longer stored strings are rejected before any parsing. */
 export const MAX_PHC_LENGTH = 1024;
@@ -129,4 +130,21 @@ export function decimalParamSet(
     values.set(name, value);
   }
   return values;
+}
+
+/**
+ * Whether the key `derive` gives equals `expected`, compared in constant time;
+ * `false` when derivation fails (parameters out of the runtime's range).
+ *
+ * @internal
+ */
+export async function derivedKeyMatches(
+  expected: Buffer,
+  derive: () => Promise<Buffer>,
+): Promise<boolean> {
+  try {
+    return timingSafeEqual(await derive(), expected);
+  } catch {
+    return false;
+  }
 }

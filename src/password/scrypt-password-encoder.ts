@@ -1,8 +1,8 @@
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt } from 'node:crypto';
 import { ConfigurationError } from '../core/errors.js';
 import { requireInteger } from '../core/validate.js';
 import type { PasswordEncoder, RawPasswordOptions } from './password-encoder.js';
-import { decimalParams, formatPhc, parsePhc } from './phc.js';
+import { decimalParams, derivedKeyMatches, formatPhc, parsePhc } from './phc.js';
 import {
   hashFailed,
   isAcceptablePassword,
@@ -144,12 +144,8 @@ export class ScryptPasswordEncoder implements PasswordEncoder {
     if (!isAcceptablePassword(raw, this.#maxPasswordLength)) return false;
     const stored = this.#parse(encoded);
     if (!stored) return false;
-    try {
-      const key = await derive(raw, stored.salt, stored.hash.length, stored.ln, stored.r, stored.p);
-      return timingSafeEqual(key, stored.hash);
-    } catch {
-      return false;
-    }
+    const { salt, hash, ln, r, p } = stored;
+    return derivedKeyMatches(hash, () => derive(raw, salt, hash.length, ln, r, p));
   }
 
   /** Whether the stored hash is unparsable or uses weaker parameters than configured. */
