@@ -1,8 +1,8 @@
 import { inspect } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { OAuth2Client, type OAuth2ClientOptions } from '../../src/oauth2/index.js';
 import {
-  startProviderHarness,
+  useProviderHarness,
   TEST_CLIENT_ID,
   TEST_CLIENT_SECRET,
   type ProviderHarness,
@@ -13,15 +13,9 @@ import { harnessClientConfig, oauth2Failure } from './client-support.js';
 let op: ProviderHarness;
 let client: OAuth2Client;
 
+useProviderHarness(undefined, (harness) => (op = harness));
 beforeAll(async () => {
-  op = await startProviderHarness();
   client = await create();
-});
-afterAll(async () => {
-  await op.close();
-});
-afterEach(() => {
-  op.reset();
 });
 
 function create(options: OAuth2ClientOptions = {}, issuer = op.issuer) {

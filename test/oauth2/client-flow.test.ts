@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OAuth2Client, OAuth2Provider, type OAuth2ClientOptions } from '../../src/oauth2/index.js';
 import {
-  startProviderHarness,
+  useProviderHarness,
   TEST_CLIENT_ID,
   TEST_CLIENT_SECRET,
   TEST_REDIRECT_URI,
@@ -15,8 +15,8 @@ const POST_REDIRECT = 'http://127.0.0.1:9/login/oauth2/code/post';
 
 let op: ProviderHarness;
 
-beforeAll(async () => {
-  op = await startProviderHarness({
+useProviderHarness(
+  {
     clients: [
       { redirectUris: [TEST_REDIRECT_URI] },
       {
@@ -25,14 +25,9 @@ beforeAll(async () => {
         tokenEndpointAuthMethod: 'client_secret_post',
       },
     ],
-  });
-});
-afterAll(async () => {
-  await op.close();
-});
-afterEach(() => {
-  op.reset();
-});
+  },
+  (harness) => (op = harness),
+);
 
 function config(overrides: { secret?: string } = {}) {
   return harnessClientConfig(op.issuer, { ...overrides, name: 'local' });

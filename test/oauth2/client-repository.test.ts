@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   OAuth2ClientRepository,
   OAuth2Config,
@@ -7,7 +7,7 @@ import {
   type OAuth2ClientLike,
 } from '../../src/oauth2/index.js';
 import {
-  startProviderHarness,
+  useProviderHarness,
   TEST_CLIENT_ID,
   TEST_REDIRECT_URI,
   type ProviderHarness,
@@ -18,17 +18,15 @@ const OTHER_REDIRECT = 'http://127.0.0.1:9/login/oauth2/code/other';
 
 let op: ProviderHarness;
 
-beforeAll(async () => {
-  op = await startProviderHarness({
+useProviderHarness(
+  {
     clients: [
       { redirectUris: [TEST_REDIRECT_URI] },
       { clientId: 'other', redirectUris: [OTHER_REDIRECT] },
     ],
-  });
-});
-afterAll(async () => {
-  await op.close();
-});
+  },
+  (harness) => (op = harness),
+);
 
 function local(id: string, clientId = TEST_CLIENT_ID, redirect = TEST_REDIRECT_URI) {
   return harnessClientConfig(op.issuer, { clientId, redirectUri: redirect }).registrationId(id);

@@ -40,6 +40,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import Provider, { type Account, type KoaContextLike } from 'oidc-provider';
 import { driveLogin, handleInteraction } from './provider-harness-interactions.js';
@@ -305,4 +306,31 @@ class Harness implements ProviderHarness {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Starts a provider harness before the file's tests and closes it after them,
+ * resetting its tampering after each test: `started` receives it.
+ *
+ * @example
+ * ```ts
+ * let op: ProviderHarness;
+ * useProviderHarness({ clients: [...] }, (harness) => (op = harness));
+ * ```
+ */
+export function useProviderHarness(
+  options: ProviderHarnessOptions | undefined,
+  started: (harness: ProviderHarness) => void,
+): void {
+  let harness: ProviderHarness | undefined;
+  beforeAll(async () => {
+    harness = await startProviderHarness(options);
+    started(harness);
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  afterEach(() => {
+    harness?.reset();
+  });
 }
