@@ -135,5 +135,21 @@ describe('createGraphQLContext', () => {
     ]) {
       expect(() => createGraphQLContext(options as never)).toThrow(ConfigurationError);
     }
+    expect(() => createGraphQLContext({ authenticator: tokens, challenge: [] } as never)).toThrow(
+      'challenge: is not an option of createGraphQLContext (did you mean "challenges"?)',
+    );
+    expect(() => createGraphQLContext({ authenticator: tokens, challenges: ['a\nb'] })).toThrow(
+      ConfigurationError,
+    );
+    expect(() =>
+      createGraphQLContext({ authenticator: tokens, authenticationTimeoutMs: 0 }),
+    ).toThrow(expect.objectContaining({ option: 'authenticationTimeoutMs' }));
+    // tRPC's own options are not GraphQL's.
+    expect(() => createGraphQLContext({ authenticator: tokens, router: {} } as never)).toThrow(
+      expect.objectContaining({ option: 'router' }),
+    );
+    await expect(security({ nothing: true } as never)).rejects.toThrow(
+      'createGraphQLContext: found no request',
+    );
   });
 });

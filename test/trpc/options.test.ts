@@ -109,7 +109,19 @@ describe('definition-time validation', () => {
     ).toBe('dangerouslyAllowConnectionParamsOverHttp');
     expect(
       configurationError(() => createTrpcContext({ authenticator, event: {} } as never)).message,
-    ).toContain('did you mean "events"');
+    ).toBe('event: is not an option of createTrpcContext (did you mean "events"?)');
+    expect(
+      configurationError(() => createTrpcContext({ authenticator, authenticationTimeoutMs: 0 }))
+        .option,
+    ).toBe('authenticationTimeoutMs');
+    expect(() => createTrpcContext({ authenticator, challenges: ['a\nb'] })).toThrow(
+      ConfigurationError,
+    );
+    expect(
+      configurationError(() =>
+        createTrpcContext({ authenticator, dangerouslyAllowUnguardedProcedures: 1 as never }),
+      ).option,
+    ).toBe('dangerouslyAllowUnguardedProcedures');
   });
 
   it('never mutates the caller options', () => {
