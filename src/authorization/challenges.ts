@@ -70,13 +70,13 @@ function quote(value: string): string {
  *
  * @internal
  */
-export function requireChallenge(value: unknown): string {
+export function requireChallenge(value: unknown, option = 'challenge'): string {
   if (
     typeof value !== 'string' ||
     !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?: [\x20-\x7e]*)?$/u.test(value)
   ) {
     throw new ConfigurationError(
-      'challenge',
+      option,
       'must be an auth-scheme optionally followed by a space and parameters, in printable ASCII',
     );
   }
@@ -92,7 +92,9 @@ export function requireChallenges(value: unknown): readonly string[] {
   if (!Array.isArray(value)) {
     throw new ConfigurationError('challenges', 'must be an array of WWW-Authenticate challenges');
   }
-  return Object.freeze(value.map((challenge) => requireChallenge(challenge)));
+  return Object.freeze(
+    value.map((challenge, i) => requireChallenge(challenge, `challenges[${i}]`)),
+  );
 }
 
 /**

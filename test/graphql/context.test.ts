@@ -139,7 +139,7 @@ describe('createGraphQLContext', () => {
       'challenge: is not an option of createGraphQLContext (did you mean "challenges"?)',
     );
     expect(() => createGraphQLContext({ authenticator: tokens, challenges: ['a\nb'] })).toThrow(
-      ConfigurationError,
+      expect.objectContaining({ name: 'ConfigurationError', option: 'challenges[0]' }),
     );
     expect(() =>
       createGraphQLContext({ authenticator: tokens, authenticationTimeoutMs: 0 }),

@@ -114,8 +114,8 @@ describe('definition-time validation', () => {
       configurationError(() => createTrpcContext({ authenticator, authenticationTimeoutMs: 0 }))
         .option,
     ).toBe('authenticationTimeoutMs');
-    expect(() => createTrpcContext({ authenticator, challenges: ['a\nb'] })).toThrow(
-      ConfigurationError,
+    expect(() => createTrpcContext({ authenticator, challenges: ['Basic', 'a\nb'] })).toThrow(
+      expect.objectContaining({ option: 'challenges[1]' }),
     );
     expect(
       configurationError(() =>
