@@ -14,4 +14,4 @@ export {
 } from './hono.js';
 export { toSecurityRequest } from './request.js';
 export { honoSecurityRoutes, securityRoutes } from './routes.js';
-export { withSecurity, type FetchSecurityContext, type WithSecurityOptions } from './security.js';
+export { withSecurity, type FetchUserContext, type WithSecurityOptions } from './security.js';

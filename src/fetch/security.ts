@@ -7,7 +7,7 @@ import { setUser } from './context.js';
 import { toSecurityRequest } from './request.js';
 
 /** What a secured Fetch handler receives besides the request. */
-export interface FetchSecurityContext {
+export interface FetchUserContext {
   /** The authenticated user, or `null` for an anonymous request to a public route. */
   readonly user: AuthenticatedUser | null;
 }
@@ -42,7 +42,7 @@ export function withSecurity<Args extends unknown[]>(
   transform: SecurityTransform,
   handler: (
     request: Request,
-    context: FetchSecurityContext,
+    context: FetchUserContext,
     ...args: Args
   ) => Response | Promise<Response>,
   options: WithSecurityOptions<Args> = {},

@@ -17,7 +17,6 @@ import { INTERNAL_SERVER_ERROR } from '../http/response.js';
 import { tokenError, tokenSuccess, type TokenRefusal } from './token-routes-responses.js';
 import type { LoadUser } from './token-service-options.js';
 import type { LoginAttemptResult } from '../throttle/login-throttle.js';
-import { isPromiseLike } from '../lib/promise.js';
 
 /** The login and refresh routes: {@link SecurityRoutes} with the two paths by name. */
 export interface TokenEndpoints extends SecurityRoutes {
@@ -180,24 +179,24 @@ async function refresh(
 ): Promise<SecurityResponse> {
   if (typeof refreshToken !== 'string' || refreshToken === '')
     return tokenError('refreshToken', {}, settings.errorResponse);
-  // Counted by address before the token is looked at; throws 429 when throttled.
-  const admitted = settings.throttle?.admit(undefined, request);
-  const attempt = isPromiseLike(admitted) ? await admitted : admitted;
   let result: LoginAttemptResult = 'unchecked';
-  try {
-    const pair = await settings.tokens.refresh(refreshToken, loadUser, { request });
-    result = 'matched';
-    return tokenSuccess(pair);
-  } catch (error) {
-    if (error instanceof JwtError && error.code !== 'ERR_JWT_SIGNING_FAILED') {
-      // A real token of an account that may not log in now is no guess.
-      result = error.code === 'ERR_JWT_ACCOUNT_INACTIVE' ? 'matched' : 'failed';
-      return tokenError('badRefreshToken', {}, settings.errorResponse);
+  const check = async (): Promise<SecurityResponse> => {
+    try {
+      const pair = await settings.tokens.refresh(refreshToken, loadUser, { request });
+      result = 'matched';
+      return tokenSuccess(pair);
+    } catch (error) {
+      if (error instanceof JwtError && error.code !== 'ERR_JWT_SIGNING_FAILED') {
+        // A real token of an account that may not log in now is no guess.
+        result = error.code === 'ERR_JWT_ACCOUNT_INACTIVE' ? 'matched' : 'failed';
+        return tokenError('badRefreshToken', {}, settings.errorResponse);
+      }
+      throw error;
     }
-    throw error;
-  } finally {
-    await attempt?.settle(result);
-  }
+  };
+  // Counted by address before the token is looked at; throws 429 when throttled.
+  const throttle = settings.throttle;
+  return throttle === undefined ? check() : throttle.guard(undefined, request, check, () => result);
 }
 
 /**

@@ -2,8 +2,7 @@ import { isBrowserNavigation } from '../../authorization/entry-points.js';
 import { TooManyRequestsError, UnavailableError } from '../../core/errors.js';
 import type { SecurityRequest } from '../../core/request.js';
 import type { SecurityResponse } from '../../core/security.js';
-import { isPromiseLike } from '../../lib/promise.js';
-import { type LoginAttempt, type LoginAttemptResult } from '../../throttle/login-throttle.js';
+import type { LoginAttemptResult } from '../../throttle/login-throttle.js';
 import type { RoutesSettings } from './options.js';
 import { plain, redirect } from './responses.js';
 
@@ -30,12 +29,21 @@ export async function throttledCallback(
 ): Promise<SecurityResponse> {
   const throttle = settings.throttle;
   if (throttle === undefined) return (await run()).outcome;
-  let attempt: LoginAttempt;
+  const callback = { ran: false };
   try {
-    const admitted = throttle.admit(undefined, request);
-    attempt = isPromiseLike(admitted) ? await admitted : admitted;
+    const settled = await throttle.guard(
+      undefined,
+      request,
+      () => {
+        callback.ran = true;
+        return run();
+      },
+      (settled) => settled.result,
+    );
+    return settled.outcome;
   } catch (error) {
-    if (!(error instanceof UnavailableError)) throw error;
+    // Only a refusal of the throttle itself is answered here; the callback's errors go on.
+    if (callback.ran || !(error instanceof UnavailableError)) throw error;
     const retryAfter = { 'retry-after': String(error.retryAfter) };
     if (!(error instanceof TooManyRequestsError)) {
       return plain(503, 'Service Unavailable', retryAfter);
@@ -43,14 +51,5 @@ export async function throttledCallback(
     if (!isBrowserNavigation(request)) return plain(429, 'Too Many Requests', retryAfter);
     const { loginUrl } = settings;
     return redirect(303, `${loginUrl}${loginUrl.includes('?') ? '&' : '?'}error=throttled`, []);
-  }
-  let result: LoginAttemptResult = 'unchecked';
-  try {
-    const settled = await run();
-    result = settled.result;
-    return settled.outcome;
-  } finally {
-    const released = attempt.settle(result);
-    if (isPromiseLike(released)) await released;
   }
 }
