@@ -1,4 +1,5 @@
 import { SecurityHeaders, applyToHeaders, type SecurityHeadersOptions } from '../headers/index.js';
+import { editHeaders } from '../http/response.js';
 import { userOf, setCspNonce } from './context.js';
 
 /**
@@ -33,14 +34,9 @@ export function decorate(
   request: Request,
   response: Response,
 ): Response {
-  let target = response;
-  try {
-    applyToHeaders(target.headers, applied);
-  } catch {
-    // fetch() responses and Response.redirect() have immutable headers.
-    target = new Response(response.body, response);
-    applyToHeaders(target.headers, applied);
-  }
+  const target = editHeaders(response, (target) => {
+    applyToHeaders(target, applied);
+  });
   const cacheControl = headers.cacheControlFor(
     userOf(request) !== null,
     target.headers.has('cache-control'),

@@ -1,6 +1,6 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { SecurityContext } from '../core/context.js';
-import { toFetchResponse } from '../http/response.js';
+import { editHeaders, toFetchResponse } from '../http/response.js';
 import { mergeVary } from '../lib/vary.js';
 import type { SecurityOutcome, SecurityTransform } from '../transform/index.js';
 import { setUser } from './context.js';
@@ -68,15 +68,9 @@ export function withHeaders(
   response: Response,
   headers: Readonly<Record<string, string>>,
 ): Response {
-  let target = response;
-  try {
-    apply(target.headers, headers);
-  } catch {
-    // fetch() responses and Response.redirect() have immutable headers.
-    target = new Response(response.body, response);
-    apply(target.headers, headers);
-  }
-  return target;
+  return editHeaders(response, (target) => {
+    apply(target, headers);
+  });
 }
 
 function apply(target: Headers, headers: Readonly<Record<string, string>>): void {

@@ -112,3 +112,20 @@ export async function answerOf(
   }
   return undefined;
 }
+
+/**
+ * `response` with `edit` applied to its headers; a response whose headers are
+ * immutable (`fetch()` responses, `Response.redirect()`) is copied first.
+ *
+ * @internal
+ */
+export function editHeaders(response: Response, edit: (headers: Headers) => void): Response {
+  try {
+    edit(response.headers);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    edit(copy.headers);
+    return copy;
+  }
+}
