@@ -30,11 +30,11 @@ export {
 } from './refresh-store.js';
 export { toTokenResponse, type TokenPair, type TokenResponse } from './token-pair.js';
 export { JwtTokenService } from './token-service.js';
-export { tokenEndpoints, type TokenEndpoints } from './token-routes.js';
-export type { TokenEndpointsOptions } from './token-routes-options.js';
+export { tokenEndpoints, type TokenEndpoints } from './token-routes/routes.js';
+export type { TokenEndpointsOptions } from './token-routes/options.js';
 export type {
   TokenEndpointError,
   TokenErrorCode,
   TokenErrorFormatter,
-} from './token-routes-responses.js';
+} from './token-routes/responses.js';
 export type { JwtTokenServiceOptions, LoadUser, RefreshOptions } from './token-service-options.js';

@@ -1,5 +1,5 @@
-import type { SecurityResponse } from '../core/security.js';
-import { toTokenResponse, type TokenPair } from './token-pair.js';
+import type { SecurityResponse } from '../../core/security.js';
+import { toTokenResponse, type TokenPair } from '../token-pair.js';
 
 /**
  * The RFC 6749 §5.2 error codes the token endpoints answer, and `slow_down` (the

@@ -1,14 +1,14 @@
-import { DEFAULT_DEADLINES, requireDeadline } from '../core/deadline.js';
-import { ConfigurationError } from '../core/errors.js';
-import { securityEvents, type SecurityEvents } from '../core/events.js';
-import type { CredentialsAuthenticator } from '../core/outcome.js';
-import type { UserRepository } from '../users/repository.js';
-import { safeRedirectTarget } from '../http/redirect.js';
-import { throttleOption, type LoginThrottle } from '../throttle/login-throttle.js';
-import { rejectUnknownOptions, requireInteger } from '../core/validate.js';
-import type { JwtTokenService } from './token-service.js';
-import type { TokenErrorFormatter } from './token-routes-responses.js';
-import type { LoadUser } from './token-service-options.js';
+import { DEFAULT_DEADLINES, requireDeadline } from '../../core/deadline.js';
+import { ConfigurationError } from '../../core/errors.js';
+import { securityEvents, type SecurityEvents } from '../../core/events.js';
+import type { CredentialsAuthenticator } from '../../core/outcome.js';
+import type { UserRepository } from '../../users/repository.js';
+import { safeRedirectTarget } from '../../http/redirect.js';
+import { throttleOption, type LoginThrottle } from '../../throttle/login-throttle.js';
+import { rejectUnknownOptions, requireInteger } from '../../core/validate.js';
+import type { JwtTokenService } from '../token-service.js';
+import type { TokenErrorFormatter } from './responses.js';
+import type { LoadUser } from '../token-service-options.js';
 
 /** Options of {@link tokenEndpoints}. */
 export interface TokenEndpointsOptions {

@@ -1,22 +1,22 @@
-import { deadlineExceeded } from '../core/deadline.js';
-import { StoreUnavailableError, TooManyRequestsError, UnavailableError } from '../core/errors.js';
-import type { SecurityRequest } from '../core/request.js';
-import type { BodyReader, SecurityRoutes } from '../core/routes.js';
-import type { SecurityResponse } from '../core/security.js';
-import { User } from '../core/user.js';
-import { withDeadline } from '../lib/deadline.js';
-import { JwtError } from './errors.js';
-import { RefreshStoreFullError } from './refresh-store.js';
-import { bodyTypeOf, parseBody } from './token-routes-body.js';
+import { deadlineExceeded } from '../../core/deadline.js';
+import { StoreUnavailableError, TooManyRequestsError, UnavailableError } from '../../core/errors.js';
+import type { SecurityRequest } from '../../core/request.js';
+import type { BodyReader, SecurityRoutes } from '../../core/routes.js';
+import type { SecurityResponse } from '../../core/security.js';
+import { User } from '../../core/user.js';
+import { withDeadline } from '../../lib/deadline.js';
+import { JwtError } from '../errors.js';
+import { RefreshStoreFullError } from '../refresh-store.js';
+import { bodyTypeOf, parseBody } from './body.js';
 import {
   readTokenEndpointsOptions,
   type TokenEndpointsOptions,
   type TokenEndpointsSettings,
-} from './token-routes-options.js';
-import { INTERNAL_SERVER_ERROR } from '../http/response.js';
-import { tokenError, tokenSuccess, type TokenRefusal } from './token-routes-responses.js';
-import type { LoadUser } from './token-service-options.js';
-import type { LoginAttemptResult } from '../throttle/login-throttle.js';
+} from './options.js';
+import { INTERNAL_SERVER_ERROR } from '../../http/response.js';
+import { tokenError, tokenSuccess, type TokenRefusal } from './responses.js';
+import type { LoadUser } from '../token-service-options.js';
+import type { LoginAttemptResult } from '../../throttle/login-throttle.js';
 
 /** The login and refresh routes: {@link SecurityRoutes} with the two paths by name. */
 export interface TokenEndpoints extends SecurityRoutes {
