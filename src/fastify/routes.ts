@@ -5,7 +5,7 @@ import type { SecurityRoutes } from '../core/routes.js';
 import type { SecurityResponse } from '../core/security.js';
 import { nodeBodyReader } from '../http/body.js';
 import { viewOf } from '../http/find-request.js';
-import { answerOf, checkRoutes } from '../http/response.js';
+import { answerOf, checkRoutes, type MountedRoutes } from '../http/response.js';
 
 /** Options of the {@link securityRoutes} Fastify plugin. */
 export interface SecurityRoutesPluginOptions {
@@ -49,7 +49,7 @@ export const securityRoutes: FastifyPluginCallback<SecurityRoutesPluginOptions> 
     options: SecurityRoutesPluginOptions,
     done: (error?: Error) => void,
   ): void {
-    let mounted: readonly SecurityRoutes[];
+    let mounted: MountedRoutes;
     let urls: Map<string, Set<string>>;
     try {
       const given = (options as Partial<SecurityRoutesPluginOptions> | undefined)?.routes;
@@ -57,7 +57,7 @@ export const securityRoutes: FastifyPluginCallback<SecurityRoutesPluginOptions> 
         throw new ConfigurationError('routes', 'must be an array of SecurityRoutes');
       }
       mounted = checkRoutes(given);
-      urls = fastifyRoutes(mounted);
+      urls = fastifyRoutes(mounted.routes);
     } catch (error) {
       done(error as Error);
       return;

@@ -66,14 +66,22 @@ export function toFetchResponse(response: SecurityResponse): Response {
   return new Response(empty ? null : response.body, { status: response.status, headers });
 }
 
+/** Routes checked by a mount, each with the quick test of whether it may own a request. @internal */
+export interface MountedRoutes {
+  readonly routes: readonly SecurityRoutes[];
+  /** Per route: `false` when the request's path or method is surely not one of its own. */
+  readonly mayOwn: readonly ((request: SecurityRequest) => boolean)[];
+}
+
 /**
  * Checks the routes given to a mount (`securityRoutes(...routes)`): each must be a
- * {@link SecurityRoutes} (`paths` and `handle`). Returns them, frozen.
+ * {@link SecurityRoutes} (`paths` and `handle`). Returns them with the quick test of
+ * their paths and methods, so that a request none of them owns costs no promise.
  *
  * @throws ConfigurationError (option `routes`) naming the argument that is not
  * @internal
  */
-export function checkRoutes(routes: readonly unknown[]): readonly SecurityRoutes[] {
+export function checkRoutes(routes: readonly unknown[]): MountedRoutes {
   routes.forEach((route, index) => {
     const candidate = route as Partial<SecurityRoutes> | null | undefined;
     if (
@@ -87,24 +95,76 @@ export function checkRoutes(routes: readonly unknown[]): readonly SecurityRoutes
       );
     }
   });
-  return Object.freeze([...(routes as readonly SecurityRoutes[])]);
+  const checked = Object.freeze([...(routes as readonly SecurityRoutes[])]);
+  return Object.freeze({ routes: checked, mayOwn: Object.freeze(checked.map(ownershipTest)) });
+}
+
+const VARIABLE = /\{[A-Za-z_][A-Za-z0-9_]*\}/u;
+
+/**
+ * What a route's `paths` and `methods` let a mount rule out before calling `handle`:
+ * a literal path must be the request's path, a `{name}` variable stands for one
+ * segment (possibly empty); a path with any other pattern syntax (`*`, `**`) rules
+ * nothing out. Never stricter than a route's own `handle`.
+ */
+function ownershipTest(route: SecurityRoutes): (request: SecurityRequest) => boolean {
+  const methods = route.methods === undefined ? undefined : new Set(route.methods);
+  const literals = new Set<string>();
+  const patterns: RegExp[] = [];
+  let anyPath = false;
+  for (const path of route.paths) {
+    const parts = path.split(new RegExp(`(${VARIABLE.source})`, 'u'));
+    const literalParts = parts.filter((_, i) => i % 2 === 0);
+    if (literalParts.some((part) => /[*{}]/u.test(part))) anyPath = true;
+    else if (parts.length === 1) literals.add(path);
+    else {
+      const source = parts
+        .map((part, i) => (i % 2 === 1 ? '[^/]*' : part.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')))
+        .join('');
+      patterns.push(new RegExp(`^${source}$`, 'u'));
+    }
+  }
+  return (request) => {
+    if (methods !== undefined && !methods.has(request.method)) return false;
+    if (anyPath) return true;
+    const path = request.path;
+    return literals.has(path) || patterns.some((pattern) => pattern.test(path));
+  };
 }
 
 /**
- * The first answer of `routes` to a request, or `undefined` when none of them owns
- * it. A route that rejects (its body could not be read, or a bug) answers 500.
+ * The first answer of the mounted routes to a request: `undefined` (synchronously)
+ * when none of them may own it, else a promise of the first answer, `undefined` when
+ * none answered. A route that rejects (its body could not be read, or a bug) answers
+ * 500.
  *
  * @internal
  */
-export async function answerOf(
-  routes: readonly SecurityRoutes[],
+export function answerOf(
+  mounted: MountedRoutes,
+  request: SecurityRequest,
+  readBody: BodyReader,
+): Promise<SecurityResponse | undefined> | undefined {
+  const { routes, mayOwn } = mounted;
+  let first = 0;
+  while (first < routes.length && !(mayOwn[first] as (r: SecurityRequest) => boolean)(request)) {
+    first++;
+  }
+  if (first === routes.length) return undefined;
+  return answerFrom(mounted, first, request, readBody);
+}
+
+async function answerFrom(
+  { routes, mayOwn }: MountedRoutes,
+  first: number,
   request: SecurityRequest,
   readBody: BodyReader,
 ): Promise<SecurityResponse | undefined> {
-  for (const route of routes) {
+  for (let i = first; i < routes.length; i++) {
+    if (i !== first && !(mayOwn[i] as (r: SecurityRequest) => boolean)(request)) continue;
     let response: SecurityResponse | undefined;
     try {
-      response = await route.handle(request, readBody);
+      response = await (routes[i] as SecurityRoutes).handle(request, readBody);
     } catch {
       return INTERNAL_SERVER_ERROR;
     }

@@ -30,7 +30,12 @@ import type { ConnectMiddleware } from './security.js';
 export function securityRoutes(...routes: readonly SecurityRoutes[]): ConnectMiddleware {
   const mounted = checkRoutes(routes);
   return function portcullisRoutes(req, res, next) {
-    void answerOf(mounted, nodeRequestView(req), nodeBodyReader(req)).then(
+    const answer = answerOf(mounted, nodeRequestView(req), nodeBodyReader(req));
+    if (answer === undefined) {
+      next();
+      return;
+    }
+    void answer.then(
       (response) => {
         if (response === undefined) next();
         else writeNodeResponse(res, response);
