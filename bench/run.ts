@@ -4,7 +4,8 @@
  *   npm run bench                 # everything
  *   npm run bench -- rules        # only the in-process rule lookup
  *   npm run bench -- expression   # only the expression evaluation
- *   npm run bench -- trpc         # only the tRPC guard
+ *   npm run bench -- trpc         # only the tRPC guard (in process on Node 20, 22, 24; and over HTTP)
+ *   npm run bench -- trpc --node 24   # the in-process tRPC rows on these Node majors only (or BENCH_NODE=24)
  *   npm run bench -- graphql      # only the GraphQL directives against graphql-shield (in process and over HTTP)
  *   npm run bench -- jwt          # only JWT verification (jose, fast-jwt) and bearer over HTTP
  *   npm run bench -- micro        # only security headers, Argon2 verify, cached Basic
@@ -35,6 +36,12 @@ import { benchRules, printRules } from './rules.js';
 import { benchStacks, printStacks, stackBars } from './stacks.js';
 import { benchStores, printStores } from './stores.js';
 import { benchTrpc, printTrpc } from './trpc.js';
+import {
+  DEFAULT_NODE_VERSIONS,
+  benchTrpcInProcess,
+  printTrpcInProcess,
+  resolveRuntimes,
+} from './trpc-inprocess.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -43,6 +50,7 @@ const { values, positionals } = parseArgs({
     rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '2' },
     ref: { type: 'string' },
+    node: { type: 'string' },
   },
 });
 const only = new Set(positionals);
@@ -91,6 +99,14 @@ if (want('graphql')) {
   });
 }
 if (want('trpc')) {
+  const majors = (values.node ?? process.env['BENCH_NODE'] ?? DEFAULT_NODE_VERSIONS.join(','))
+    .split(',')
+    .map((major) => major.trim())
+    .filter((major) => major !== '');
+  const inProcess = await benchTrpcInProcess({ runtimes: resolveRuntimes(majors) });
+  await capture(() => {
+    printTrpcInProcess(inProcess);
+  });
   const rows = await benchTrpc(load);
   await capture(() => {
     printTrpc(rows);
