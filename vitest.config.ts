@@ -9,11 +9,13 @@ export default defineConfig({
     alias: [
       { find: /^portcullis$/u, replacement: `${src}index.ts` },
       { find: /^portcullis\/(.*)$/u, replacement: `${src}$1/index.ts` },
-      // graphql 16 ships CommonJS (`main`) and ESM (`module`) side by side. Node's ESM
-      // loader picks `main`, so graphql-tools, graphql-http, Yoga and Apollo share the
-      // CommonJS copy; the sources must get the same one, not Vite's `module` pick (a
-      // second copy fails graphql's instanceof checks).
-      { find: /^graphql$/u, replacement: 'graphql/index.js' },
+      // graphql ships two copies: 16 CommonJS (`main`) and ESM (`module`); 17 per `exports`
+      // condition (`module-sync`/`default`: ESM, `node`/`require`: CommonJS, `development`: a
+      // third, development build). graphql-tools, graphql-http, Yoga and Apollo are loaded by
+      // Node's own loader; the sources must get the copy it picks (16: `main`; 17 on Node 22+:
+      // `module-sync`), not Vite's pick (`module`, `development`): a second copy fails graphql's
+      // instanceof checks ("another module or realm").
+      { find: /^graphql$/u, replacement: fileURLToPath(import.meta.resolve('graphql')) },
     ],
   },
   test: {

@@ -1,3 +1,4 @@
+import { domainToASCII, domainToUnicode } from 'node:url';
 import type { SecurityRequest } from '../core/request.js';
 
 /** A reg-name (RFC 3986 §3.2.2) of unreserved characters and sub-delimiters, no `%`. */
@@ -93,7 +94,19 @@ export function parseHost(value: string): string | undefined {
     return parsedHostname(lower) === undefined ? undefined : lower;
   }
   if (!REG_NAME.test(host)) return undefined;
+  if (!lower.split('.').every(validAceLabel)) return undefined;
   return parsedHostname(lower) === lower ? lower : undefined;
+}
+
+/**
+ * A label is fine unless it starts with `xn--` (an IDNA A-label) and does not decode to a
+ * Unicode label that encodes back to it. The URL parser alone does not settle it: Node 20
+ * and 22 refuse `xn--a`, Node 24 (ada 3) passes it through.
+ */
+function validAceLabel(label: string): boolean {
+  if (!label.startsWith('xn--')) return true;
+  const unicode = domainToUnicode(label);
+  return unicode !== '' && unicode !== label && domainToASCII(unicode) === label;
 }
 
 /** The host name the WHATWG URL parser reads from a host, or `undefined` when it refuses it. */

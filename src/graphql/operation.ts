@@ -119,13 +119,10 @@ function collectChecks(args: OperationArgs): Check[] {
   if (!operation) return [];
   const root = schema.getRootType(operation.operation);
   if (!root) return [];
-  const coerced = getVariableValues(
-    schema,
-    operation.variableDefinitions ?? [],
-    args.variableValues ?? {},
+  const variables = coercedVariables(
+    getVariableValues(schema, operation.variableDefinitions ?? [], args.variableValues ?? {}),
   );
-  if (coerced.errors) return [];
-  const variables = coerced.coerced;
+  if (variables === undefined) return [];
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION)
@@ -216,9 +213,31 @@ function collectChecks(args: OperationArgs): Check[] {
   return checks;
 }
 
+/**
+ * The variables as the installed graphql's `getArgumentValues` and `getDirectiveValues` take
+ * them: graphql 16, the coerced values; graphql 17, `{ sources, coerced }`.
+ */
+type Variables = NonNullable<Parameters<typeof getArgumentValues>[2]>;
+
+/**
+ * The coerced variables out of `getVariableValues`'s result, or `undefined` when they do not
+ * coerce (execution refuses the operation then). graphql 16 answers `{ coerced }`, graphql 17
+ * `{ variableValues }`: reading only `coerced` under 17 would drop every variable, so
+ * `@skip(if: $v)` / `@include(if: $v)` and the arguments the rules read would be misread.
+ */
+function coercedVariables(result: {
+  readonly errors?: unknown;
+  readonly coerced?: unknown;
+  readonly variableValues?: unknown;
+}): Variables | undefined {
+  if (result.errors !== undefined) return undefined;
+  const variables = result.variableValues ?? result.coerced;
+  return variables === undefined ? undefined : (variables as Variables);
+}
+
 function included(
   node: FieldNode | InlineFragmentNode | FragmentSpreadNode,
-  variables: Record<string, unknown>,
+  variables: Variables,
 ): boolean {
   if (!node.directives || node.directives.length === 0) return true;
   const skip = getDirectiveValues(GraphQLSkipDirective, node, variables);

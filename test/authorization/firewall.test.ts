@@ -412,6 +412,8 @@ describe('Firewall: Host (invalid-host, host-not-allowed)', () => {
     '010.0.0.1',
     '256.0.0.1',
     'xn--a.example',
+    'a.xn--abc-.example',
+    'xn--.example',
     'a'.repeat(256),
   ])('rejects an invalid host: %j', (value) => {
     expect(host(value)).toBe('invalid-host');

@@ -51,10 +51,26 @@ describe('HTTP/2 :authority is checked like Host', () => {
     expect(await get('api.example:8443')).toEqual({ status: 200, body: 'reached' });
   });
 
-  it.each(['u@api.example', 'user:secret@api.example', 'api.example:99999', 'api%2eexample'])(
+  it.each(['api.example:99999', 'api%2eexample'])(
     'answers 400 to :authority %j',
     async (authority) => {
       const response = await get(authority);
+      expect(response.status).toBe(400);
+      expect(response.body).not.toBe('reached');
+    },
+  );
+
+  // With userinfo, Node 24's nghttp2 refuses the stream itself (PROTOCOL_ERROR) before any
+  // handler runs; Node 20 and 22 hand it to withSecurity, which must answer 400.
+  it.each(['u@api.example', 'user:secret@api.example'])(
+    'answers 400 to :authority %j, or HTTP/2 refuses it first',
+    async (authority) => {
+      const response = await get(authority).catch((error: unknown) => {
+        if (error instanceof Error && /NGHTTP2_PROTOCOL_ERROR/u.test(error.message)) {
+          return { status: 400, body: 'refused by nghttp2' };
+        }
+        throw error;
+      });
       expect(response.status).toBe(400);
       expect(response.body).not.toBe('reached');
     },

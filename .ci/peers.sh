@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The peers job: the whole suite against the newest versions of every peer, then
+# against the oldest versions the peerDependencies ranges admit, each on the Node the set needs.
+# Each set is installed into a temporary copy of the checkout (without node_modules), which is
+# deleted afterwards: this script never touches the checkout's package.json, lock or node_modules.
+# Usage: bash .ci/peers.sh [newest] [oldest]   (both when none is named)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
+# shellcheck source=.ci/use-node.sh
+. .ci/use-node.sh
+
+step() { printf '\n== peers: %s\n' "$*"; }
+
+# The whole suite runs with each set: the peers are loaded from many folders (the adapters, the
+# examples, the end-to-end tests, and the sources' own imports from config and property tests), and
+# a list of folders would go stale.
+# Newest: the newest major of every peer, and the newest version in it. graphql 17, iron-session
+# 9 and @graphql-tools/utils 13 need Node 22 (utils 13: 22.18), fastify 5's newest
+# light-my-request (cookie 2) too: this set runs on Node 24, without the light-my-request pin.
+# @graphql-tools/schema (a test dependency) moves with utils: 10.x would keep a utils 10 of its own.
+newest=(
+  graphql@^17 iron-session@^9 @graphql-tools/utils@^13 @graphql-tools/schema@^11 fastify@^5
+  @trpc/server@^11 @trpc/client@^11 jose@^6 oauth4webapi@^3 redis@^6
+)
+# The majors of @graphql-tools/utils between the oldest and the newest, each run with the GraphQL
+# suites in the newest set's copy.
+utils_between=(11 12)
+# Oldest: the lowest version each peerDependencies range admits (@trpc/client must equal
+# @trpc/server). On Node 20, the lowest Node `engines` admits.
+oldest=(
+  graphql@16.8.0 iron-session@8.0.0 @graphql-tools/utils@10.0.0 fastify@4.0.0
+  @trpc/server@11.0.0 @trpc/client@11.0.0 jose@6.0.0 oauth4webapi@3.0.0 redis@6.0.0
+)
+peers=(graphql iron-session @graphql-tools/utils fastify @trpc/server jose oauth4webapi redis)
+
+# A copy of the checkout's files (not node_modules, dist or git data) in a temporary folder.
+copy_checkout() {
+  local dest=$1
+  tar -C "$root" --exclude=./.git --exclude=node_modules --exclude=./dist --exclude=./.tmp \
+    --exclude=./.bench-build -cf - . | tar -C "$dest" -xf -
+}
+
+versions() {
+  node -e '
+    for (const name of process.argv.slice(1)) {
+      const v = require(require("path").resolve("node_modules", name, "package.json")).version;
+      console.log(`${name} ${v}`);
+    }' "${peers[@]}" "$@"
+}
+
+run_suites() {
+  local label=$1
+  shift
+  mkdir -p .tmp
+  npx vitest run "$@" --reporter=default --reporter=json --outputFile.json=".tmp/$label.json"
+  node -e '
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    if (r.numTotalTests === 0) { console.error("no test ran"); process.exit(1); }
+    console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed`);
+    if (r.numFailedTests > 0 || !r.success) process.exit(1);' ".tmp/$label.json"
+}
+
+# $1: newest|oldest, $2: Node major, rest: the npm specs to install.
+peer_set() {
+  local label=$1 major=$2
+  shift 2
+  local work
+  work=$(mktemp -d "${TMPDIR:-/tmp}/portcullis-peers-$label-XXXXXX")
+  # shellcheck disable=SC2064
+  trap "rm -rf '$work'" RETURN
+  (
+    set -euo pipefail
+    step "$label: Node $major"
+    use_node "$major"
+    copy_checkout "$work"
+    cd "$work"
+    # The light-my-request pin (package.json `overrides`) exists for fastify 5 on Node 20 only;
+    # neither set keeps it, and the lock's entries for it go too, so that npm picks the newest
+    # light-my-request fastify admits.
+    node -e '
+      const fs = require("fs");
+      const p = JSON.parse(fs.readFileSync("package.json", "utf8"));
+      delete p.overrides;
+      fs.writeFileSync("package.json", JSON.stringify(p, null, 2) + "\n");
+      const lock = JSON.parse(fs.readFileSync("package-lock.json", "utf8"));
+      for (const key of Object.keys(lock.packages)) {
+        if (/(^|\/)node_modules\/light-my-request(\/|$)/u.test(key)) delete lock.packages[key];
+      }
+      fs.writeFileSync("package-lock.json", JSON.stringify(lock, null, 2) + "\n");'
+    step "$label: npm install $*"
+    npm install --no-audit --no-fund --save-exact --force --loglevel=error "$@"
+    step "$label: installed"
+    versions @graphql-tools/schema @trpc/client
+    step "$label: typecheck of the sources (the types users compile against)"
+    npx tsc -p tsconfig.build.json --noEmit
+    step "$label: the suite"
+    run_suites "$label"
+    if [ "$label" = newest ]; then
+      for major in "${utils_between[@]}"; do
+        step "$label: @graphql-tools/utils $major with the GraphQL suites"
+        npm install --no-audit --no-fund --no-save --force --loglevel=error "@graphql-tools/utils@^$major"
+        versions
+        npx tsc -p tsconfig.build.json --noEmit
+        run_suites "$label-utils-$major" test/graphql test/examples/graphql.test.ts test/rate-limit/graphql.test.ts test/cli
+      done
+    fi
+  )
+}
+
+sets=("$@")
+if [ "${#sets[@]}" -eq 0 ]; then sets=(newest oldest); fi
+for set in "${sets[@]}"; do
+  case $set in
+    newest) peer_set newest 24 "${newest[@]}" ;;
+    oldest) peer_set oldest 20 "${oldest[@]}" ;;
+    *) echo "unknown set: $set (newest, oldest)" >&2; exit 2 ;;
+  esac
+done
