@@ -31,13 +31,21 @@ export interface GuardCall {
 
 /** A guard middleware for `rule`: `UNAUTHORIZED` without a user, `FORBIDDEN` when the rule fails. @internal */
 export function createGuard(rule: Rule, settings: GuardSettings): Guard {
-  const guard = root.middleware((opts) => {
-    const proceed = (user: AuthenticatedUser) =>
-      runAs(user, opts.type, () => opts.next({ ctx: { user } }), settings.securityContext);
-    // A synchronous denial throws here; tRPC turns it into the call's error.
-    const user = authorize(rule, settings, opts);
-    return user instanceof AuthenticatedUser ? proceed(user) : user.then(proceed);
-  });
+  // The user a guard lets through is `ctx.user` itself (an AuthenticatedUser, checked by
+  // `authorize`): `next()` passes the context on as it is, without the copy of it that
+  // `next({ ctx })` makes (tRPC merges the two objects key by key).
+  const guard = settings.securityContext
+    ? root.middleware((opts) => {
+        const proceed = (user: AuthenticatedUser) =>
+          runAs(user, opts.type, () => opts.next(), true);
+        // A synchronous denial throws here; tRPC turns it into the call's error.
+        const user = authorize(rule, settings, opts);
+        return user instanceof AuthenticatedUser ? proceed(user) : user.then(proceed);
+      })
+    : root.middleware((opts) => {
+        const user = authorize(rule, settings, opts);
+        return user instanceof AuthenticatedUser ? opts.next() : user.then(() => opts.next());
+      });
   for (const fn of guard._middlewares) guardRules.set(fn, rule);
   return guard;
 }
