@@ -5,6 +5,7 @@ import type { AuthenticationOutcome } from '../core/outcome.js';
 import type { SecurityRequest } from '../core/request.js';
 import { authenticateWithin, type Authenticator } from '../core/security.js';
 import { rejectUnknownOptions, requireNames } from '../core/validate.js';
+import { isPromiseLike } from '../lib/promise.js';
 import { recordedAuthentication } from './authentication-record.js';
 
 /**
@@ -81,24 +82,32 @@ export function resolveContextAuthentication(
  * within the deadline. A bad or missing credential is an anonymous outcome, never an
  * error; an authenticator that throws counts as a failed authentication.
  *
- * @throws the adapter's error `unavailable` makes of an `UnavailableError` (a
- * deadline passed, a store is down): the request fails closed, never anonymous
+ * Synchronous when the authenticator answers synchronously (a cached token).
+ *
+ * @throws (or rejects with) the adapter's error `unavailable` makes of an
+ * `UnavailableError` (a deadline passed, a store is down): the request fails closed,
+ * never anonymous
  * @internal
  */
-export async function authenticateContext(
+export function authenticateContext(
   settings: ContextAuthentication,
   request: SecurityRequest,
   fresh: boolean,
   unavailable: (error: UnavailableError) => Error,
-): Promise<AuthenticationOutcome> {
+): AuthenticationOutcome | Promise<AuthenticationOutcome> {
   const { authenticator, authenticationTimeoutMs, events } = settings;
-  try {
-    return (
-      (fresh ? undefined : recordedAuthentication(request, authenticator)) ??
-      (await authenticateWithin(authenticator, request, authenticationTimeoutMs, events))
-    );
-  } catch (error) {
+  const failed = (error: unknown): never => {
     if (error instanceof UnavailableError) throw unavailable(error);
     throw error;
+  };
+  let outcome: AuthenticationOutcome | Promise<AuthenticationOutcome>;
+  try {
+    outcome =
+      (fresh ? undefined : recordedAuthentication(request, authenticator)) ??
+      authenticateWithin(authenticator, request, authenticationTimeoutMs, events);
+  } catch (error) {
+    return failed(error);
   }
+  // A synchronous answer (a cached token) stays synchronous: no promise to wait for.
+  return isPromiseLike(outcome) ? Promise.resolve(outcome).then(undefined, failed) : outcome;
 }
