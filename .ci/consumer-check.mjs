@@ -1,11 +1,23 @@
 // Packs the package, installs the tarball into a temporary project and imports every
 // subpath from ESM and with require(). First without optional dependencies and
 // peers (the core and the framework-free adapters must load without them), then
-// with them.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// with them. Then compiles a strict TypeScript consumer of every subpath
+// (test/package/consumer.mts) with each TypeScript and module setting of
+// .ci/consumer-matrix.mjs.
+import { execFile, execFileSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { compilerOptions, resolutions, typescripts } from './consumer-matrix.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -23,6 +35,7 @@ const needs = {
 const devVersion = (name) =>
   JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
 
+const execFileAsync = promisify(execFile);
 const run = (cmd, args, cwd) =>
   execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
 
@@ -79,7 +92,10 @@ try {
     if (error.status !== 1) throw error;
   }
   console.log('ok portcullis check-schema (bin)');
-  console.log(`consumer check passed: ${subpaths.length} subpaths`);
+  const compiled = await checkTypes(project, npmInstall);
+  console.log(
+    `consumer check passed: ${subpaths.length} subpaths, ${compiled} TypeScript compilations`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
@@ -107,4 +123,110 @@ function checkSourceMaps(installed) {
       `source maps name sources the package lacks:\n${missing.slice(0, 10).join('\n')}`,
     );
   console.log(`ok source maps: ${maps} maps, every source shipped`);
+}
+
+/**
+ * Compiles the strict consumer (every subpath, with its peers' types) under each
+ * TypeScript line and module setting of the matrix, each TypeScript installed once
+ * under an alias (`typescript-7` is `typescript@7`) beside the peers, two compilations
+ * at a time. Then checks README's word that TypeScript 6 and later need
+ * `"types": ["node"]`: a consumer of `portcullis` alone without it fails to compile.
+ * Returns the number of passing compilations.
+ */
+async function checkTypes(project, npmInstall) {
+  const started = Date.now();
+  const alias = (line) => `typescript-${line}`;
+  npmInstall([
+    ...typescripts.map((line) => `${alias(line)}@npm:typescript@${line}`),
+    `@types/node@${devVersion('@types/node')}`,
+  ]);
+  copyFileSync(join(root, 'test', 'package', 'consumer.mts'), join(project, 'consumer.mts'));
+  writeFileSync(
+    join(project, 'core-only.mts'),
+    "import { User } from 'portcullis';\nexport const user: User | null = null;\n",
+  );
+  const version = Object.fromEntries(
+    typescripts.map((line) => {
+      const bin = join(project, 'node_modules', alias(line), 'bin', 'tsc');
+      return [
+        line,
+        run('node', [bin, '--version'], project)
+          .trim()
+          .replace(/^Version /u, ''),
+      ];
+    }),
+  );
+  /** tsc's errors, or undefined when the file compiles. */
+  const tsc = async (line, name, file, options) => {
+    const config = `tsconfig.${name}.json`;
+    writeFileSync(
+      join(project, config),
+      JSON.stringify({ compilerOptions: options, files: [file] }, null, 2),
+    );
+    const bin = join(project, 'node_modules', alias(line), 'bin', 'tsc');
+    try {
+      await execFileAsync('node', [bin, '-p', config, '--pretty', 'false'], { cwd: project });
+      return undefined;
+    } catch (error) {
+      if (typeof error.stdout !== 'string' || error.stdout === '') throw error;
+      return error.stdout;
+    }
+  };
+  const jobs = [];
+  for (const line of typescripts) {
+    for (const { module, moduleResolution, ...setting } of resolutions) {
+      if (!setting.typescripts.includes(line)) continue;
+      const options = {
+        ...compilerOptions,
+        module,
+        moduleResolution,
+        ...setting.options,
+        ...setting.optionsFor?.[line],
+      };
+      const label = `TypeScript ${version[line]}, module ${module}, moduleResolution ${moduleResolution}`;
+      jobs.push(async () => {
+        const errors = await tsc(line, `${line}.${moduleResolution}`, 'consumer.mts', options);
+        if (errors !== undefined)
+          throw new Error(`the strict consumer fails to compile with ${label}:\n${errors}`);
+        console.log(`ok types: ${label}`);
+      });
+    }
+  }
+  await inParallel(jobs, 2);
+  const latest = typescripts.at(-1);
+  const withoutTypes = { ...compilerOptions };
+  delete withoutTypes.types;
+  const { module, moduleResolution } = resolutions[0];
+  const errors = await tsc(latest, 'without-types', 'core-only.mts', {
+    ...withoutTypes,
+    module,
+    moduleResolution,
+  });
+  if (errors === undefined || !errors.includes("'node:util'"))
+    throw new Error(
+      `without "types": ["node"], TypeScript ${version[latest]} was expected to miss 'node:util' (README, Installation, says so); update README:\n${errors ?? 'it compiled'}`,
+    );
+  console.log(
+    `ok types: without "types": ["node"], TypeScript ${version[latest]} misses node:util`,
+  );
+  console.log(`types checked in ${Math.round((Date.now() - started) / 1000)} s`);
+  return jobs.length;
+}
+
+/** Runs the jobs, `width` at a time; rejects with the first failure once all ended. */
+async function inParallel(jobs, width) {
+  const queue = [...jobs];
+  const failures = [];
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
+        try {
+          await job();
+        } catch (error) {
+          failures.push(error);
+        }
+      }
+    }),
+  );
+  if (failures.length > 0) throw failures[0];
 }
