@@ -13,7 +13,7 @@
  * each row `calls` sequential calls per round, the rows of every version in one
  * order that rotates each round. Reported: the median CPU µs per call and its
  * interquartile range, and the row over the bare procedure (the `clean` process's,
- * same version) as the median of the per-round ratios, with their range.
+ * same version) as the median of the per-round ratios, with their IQR.
  *
  * The Node versions: this one, and `npx -y -p node@<major> node` for the others
  * (resolved once to the binary's path); `--node 20,22,24` (or `BENCH_NODE`) picks them.
@@ -37,6 +37,11 @@ export const IN_PROCESS_ROWS: readonly (readonly [name: string, mode: Mode, id: 
   ["portcullis context + secured('USER'), securityContext: false", 'clean', 'portcullis-lean'],
   ["portcullis context + secured('USER'), securityContext: true", 'context', 'portcullis-context'],
   ['bare: unguarded query, in a process where SecurityContext has run', 'context', 'bare-plain'],
+  [
+    "portcullis context + secured('USER'), securityContext: false, in that process",
+    'context',
+    'portcullis-lean',
+  ],
 ];
 
 export const DEFAULT_NODE_VERSIONS = ['20', '22', '24'] as const;
@@ -285,18 +290,19 @@ export function printTrpcInProcess(result: InProcessResult): void {
     `\n## tRPC query in process (Fetch adapter, no socket), bearer token (HS256), per Node version\n\n` +
       `${String(result.rounds)} interleaved rounds of ${fmt(result.calls)} sequential calls per row; ` +
       `CPU µs per call, median and interquartile range; "vs bare" is the median of the per-round ` +
-      `ratios to the bare unguarded query of the same Node (its range in brackets). ` +
+      `ratios to the bare unguarded query of the same Node, with their IQR. ` +
       `\`securityContext: true\` runs in a second process: on Node 20 and 22 AsyncLocalStorage's ` +
-      `promise hooks, once on, slow every promise of the process (the last row).`,
+      `promise hooks, once on, slow every promise of the process (the last two rows, the ` +
+      `process's own bare query and \`securityContext: false\` guard, show it).`,
   );
   for (const runtime of result.runtimes) {
     console.log(`\n### Node ${runtime.version} (AsyncLocalStorage on ${runtime.storage})\n`);
-    console.log('| procedure | CPU µs/call | IQR | vs bare | range of ratios |');
+    console.log('| procedure | CPU µs/call | IQR | vs bare | IQR of ratios |');
     console.log('|---|---:|---:|---:|---:|');
     for (const { name, cpu, ratio } of runtime.rows) {
       console.log(
         `| ${name} | ${fmt(cpu.median, 1)} | ${fmt(cpu.p25, 1)}–${fmt(cpu.p75, 1)} | ` +
-          `${percent(ratio.median)} | ${percent(ratio.min)} … ${percent(ratio.max)} |`,
+          `${percent(ratio.median)} | ${percent(ratio.p25)} … ${percent(ratio.p75)} |`,
       );
     }
   }
@@ -305,12 +311,18 @@ export function printTrpcInProcess(result: InProcessResult): void {
     const lean = row("portcullis context + secured('USER'), securityContext: false");
     const full = row("portcullis context + secured('USER'), securityContext: true");
     const bare = row('bare: unguarded query').cpu.median;
+    const taxed = row('bare: unguarded query, in a process').cpu.median;
+    const leanThere = row("portcullis context + secured('USER'), securityContext: false, in").cpu
+      .median;
     const line =
       `the tRPC guard in process on Node ${runtime.version} (context authentication + ` +
       `\`secured('USER')\`) over the bare procedure: with \`securityContext: false\` ` +
       `${percent(lean.ratio.median)} (IQR ${percent(lean.ratio.p25)} … ${percent(lean.ratio.p75)}, ` +
       `${fmt(lean.cpu.median - bare, 1)} µs), with \`securityContext: true\` ` +
-      `${percent(full.ratio.median)} (${fmt(full.cpu.median - bare, 1)} µs)`;
+      `${percent(full.ratio.median)} (${fmt(full.cpu.median - bare, 1)} µs: the guard's ` +
+      `\`SecurityContext.run\` ${fmt(full.cpu.median - leanThere, 1)} µs over \`false\` in the same ` +
+      `process, and AsyncLocalStorage's tax on every promise of that process ` +
+      `${fmt(taxed - bare, 1)} µs on the bare query)`;
     // The goal is set on Node 24 (AsyncContextFrame); the other versions are shown beside it.
     console.log(
       runtime.major === '24'

@@ -14,7 +14,7 @@
  *   portcullis's `createTrpcContext` (its JWT authenticator, the same token) with
  *   the query unguarded and behind `secured('USER')` with `securityContext: false`;
  * - `context`: `secured('USER')` with `securityContext: true`, and the bare procedure
- *   again, in this process where `SecurityContext` has run.
+ *   and `securityContext: false` again, in this process where `SecurityContext` has run.
  *
  * Every token is an HS256 access token signed with `JWT_SECRET`; `TOKEN` is the one
  * timed. Before it reports ready, every guard of the process must answer 200 to the
@@ -124,6 +124,7 @@ const rows: Record<string, Handler> =
       }
     : {
         'bare-plain': serve(bare, 'plain', 'bare'),
+        'portcullis-lean': serve(portcullis, 'lean', 'portcullis'),
         'portcullis-context': serve(portcullis, 'guarded', 'portcullis'),
       };
 
