@@ -17,11 +17,15 @@ export interface GuardOptions {
   readonly events?: SecurityEvents;
   /**
    * Fill `SecurityContext` with the user for the rest of the call (and bind a
-   * subscription's stream to it). `ctx.user` is there either way. On Node 20,
-   * `AsyncLocalStorage` slows every promise of the process once it has been used
-   * (its promise hooks stay on): about 25 µs per request through tRPC's HTTP adapter,
-   * which creates many promises (`npm run bench`). Switch it off when procedures read
-   * `ctx.user` only; `SecurityContext.getUser()` is then `null` in them.
+   * subscription's stream to it). `ctx.user` is there either way; off,
+   * `SecurityContext.getUser()` is `null` in the procedures. On by default on every
+   * runtime, because only then is `SecurityContext` right there. Its cost depends on
+   * what `AsyncLocalStorage` runs on: on Node 24 (AsyncContextFrame) only the call's
+   * own `run`, under a microsecond; on Node 20 and 22 (promise hooks, unless Node 22
+   * runs with `--experimental-async-context-frame`) the hooks, once on, slow every
+   * promise of the process: 10 to 25 µs per call through tRPC's Fetch adapter in
+   * process (`npm run bench -- trpc`). Switch it off there when procedures read
+   * `ctx.user` only.
    * @defaultValue `true`
    */
   readonly securityContext?: boolean;
