@@ -102,9 +102,12 @@ describe('README support table', () => {
   });
 
   it('names every peer with its range, and the optional dependencies', () => {
-    const expected = new Map([
-      ...Object.entries(pkg.peerDependencies).map(([name, range]) => [code(name), code(range)]),
-      ...Object.entries(pkg.optionalDependencies).map(([name, range]) => [
+    const expected = new Map<string, string>([
+      ...Object.entries(pkg.peerDependencies).map(([name, range]): [string, string] => [
+        code(name),
+        code(range),
+      ]),
+      ...Object.entries(pkg.optionalDependencies).map(([name, range]): [string, string] => [
         `${code(name)} (optional)`,
         code(range),
       ]),
