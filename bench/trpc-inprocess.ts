@@ -213,7 +213,7 @@ export async function benchTrpcInProcess(options: {
   calls?: number;
   warmupCalls?: number;
 }): Promise<InProcessResult> {
-  const { runtimes, rounds = 15, calls = 1500, warmupCalls = 3000 } = options;
+  const { runtimes, rounds = 21, calls = 1500, warmupCalls = 3000 } = options;
   const secret = randomBytes(32).toString('base64url');
   const jwt = new JwtAuthenticator(new JwtConfig(secret));
   const env = {
@@ -322,7 +322,8 @@ export function printTrpcInProcess(result: InProcessResult): void {
       `${percent(full.ratio.median)} (${fmt(full.cpu.median - bare, 1)} µs: the guard's ` +
       `\`SecurityContext.run\` ${fmt(full.cpu.median - leanThere, 1)} µs over \`false\` in the same ` +
       `process, and AsyncLocalStorage's tax on every promise of that process ` +
-      `${fmt(taxed - bare, 1)} µs on the bare query)`;
+      `${fmt(taxed - bare, 1)} µs on the bare query); tRPC's own floor, a do-nothing ` +
+      `middleware, ${percent(row('bare: do-nothing').ratio.median)}`;
     // The goal is set on Node 24 (AsyncContextFrame); the other versions are shown beside it.
     console.log(
       runtime.major === '24'
