@@ -1,5 +1,11 @@
 import type { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyPluginCallback,
+  FastifyReply,
+  FastifyRequest,
+  HTTPMethods,
+} from 'fastify';
 import { ConfigurationError } from '../core/errors.js';
 import type { SecurityRoutes } from '../core/routes.js';
 import type { SecurityResponse } from '../core/security.js';
@@ -83,7 +89,8 @@ export const securityRoutes: FastifyPluginCallback<SecurityRoutesPluginOptions> 
       return send(reply, response);
     };
     for (const [url, methods] of urls) {
-      fastify.route({ method: [...methods], url, handler });
+      // Fastify 4.0's types take only its own method names (4.x later and 5: any string).
+      fastify.route({ method: [...methods] as HTTPMethods[], url, handler });
     }
     done();
   },
