@@ -137,7 +137,14 @@ async function startChild(
       : new Promise((resolve, reject) => {
           waiting = { resolve, reject };
         });
-  const ready = await next();
+  let ready: Reply;
+  try {
+    ready = await next();
+  } catch (error) {
+    // A child whose guards failed their check is not left behind.
+    child.kill();
+    throw error;
+  }
   return {
     version: ready.version ?? '?',
     storage: ready.storage ?? '?',

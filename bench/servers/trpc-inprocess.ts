@@ -197,7 +197,9 @@ try {
     storage: hooks ? 'promise hooks' : 'AsyncContextFrame',
   });
 } catch (error) {
-  process.send?.({ error: `security check failed (${mode}): ${String(error)}` });
+  process.send?.({ error: `security check failed (${mode}): ${String(error)}` }, () =>
+    process.exit(1),
+  );
 }
 process.on('message', (message: { run?: string; calls?: number; stop?: boolean }) => {
   if (message.stop === true) process.exit(0);
