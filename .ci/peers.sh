@@ -28,14 +28,16 @@ newest=(
 # suites in the newest set's copy.
 utils_between=(11 12)
 # Oldest: the lowest version each peerDependencies range admits (@trpc/client must equal
-# @trpc/server; the ranges' floors are what this set found: @trpc/server 11.22.1 is the first
-# whose ProcedureBuilder takes the error shape our types pass, jose 6.0.0's own types do not
-# resolve under NodeNext). fastify: the newest 4.x, for now (4.0.0 answers 415 before a route's
-# 404 and lacks the types test/node/types.test-d.ts checks). On Node 20, the lowest Node
-# `engines` admits.
+# @trpc/server), on Node 20, the lowest Node `engines` admits. The ranges' floors are what this
+# set found: @trpc/server 11.22.1 is the first whose ProcedureBuilder takes the error shape our
+# types pass; jose 6.2.13 the first that keeps the abort as the cause when a key-set body
+# stalls (before it, no `deadline-exceeded` event; 6.0.0's own types do not resolve under
+# NodeNext); fastify 4.26.0 the first 4.x under which tRPC's Fastify adapter answers behind our
+# plugin (4.0 also answers 415 before a route's 404 and lacks types test/node/types.test-d.ts
+# checks).
 oldest=(
-  graphql@16.8.0 iron-session@8.0.0 @graphql-tools/utils@10.0.0 fastify@4.29.1
-  @trpc/server@11.22.1 @trpc/client@11.22.1 jose@6.0.1 oauth4webapi@3.0.0 redis@6.0.0
+  graphql@16.8.0 iron-session@8.0.0 @graphql-tools/utils@10.0.0 fastify@4.26.0
+  @trpc/server@11.22.1 @trpc/client@11.22.1 jose@6.2.13 oauth4webapi@3.0.0 redis@6.0.0
 )
 peers=(graphql iron-session @graphql-tools/utils fastify @trpc/server jose oauth4webapi redis)
 
