@@ -1,5 +1,9 @@
 import { deadlineExceeded } from '../../core/deadline.js';
-import { StoreUnavailableError, TooManyRequestsError, UnavailableError } from '../../core/errors.js';
+import {
+  StoreUnavailableError,
+  TooManyRequestsError,
+  UnavailableError,
+} from '../../core/errors.js';
 import type { SecurityRequest } from '../../core/request.js';
 import type { BodyReader, SecurityRoutes } from '../../core/routes.js';
 import type { SecurityResponse } from '../../core/security.js';
