@@ -140,7 +140,8 @@ async function checkTypes(project, npmInstall) {
     ...typescripts.map((line) => `${alias(line)}@npm:typescript@${line}`),
     `@types/node@${devVersion('@types/node')}`,
   ]);
-  copyFileSync(join(root, 'test', 'package', 'consumer.mts'), join(project, 'consumer.mts'));
+  for (const file of ['consumer.mts', 'consumer-cjs.cts'])
+    copyFileSync(join(root, 'test', 'package', file), join(project, file));
   writeFileSync(
     join(project, 'core-only.mts'),
     "import { User } from 'portcullis';\nexport const user: User | null = null;\n",
@@ -157,11 +158,11 @@ async function checkTypes(project, npmInstall) {
     }),
   );
   /** tsc's errors, or undefined when the file compiles. */
-  const tsc = async (line, name, file, options) => {
+  const tsc = async (line, name, files, options) => {
     const config = `tsconfig.${name}.json`;
     writeFileSync(
       join(project, config),
-      JSON.stringify({ compilerOptions: options, files: [file] }, null, 2),
+      JSON.stringify({ compilerOptions: options, files }, null, 2),
     );
     const bin = join(project, 'node_modules', alias(line), 'bin', 'tsc');
     try {
@@ -185,10 +186,11 @@ async function checkTypes(project, npmInstall) {
       };
       const label = `TypeScript ${version[line]}, module ${module}, moduleResolution ${moduleResolution}`;
       jobs.push(async () => {
-        const errors = await tsc(line, `${line}.${moduleResolution}`, 'consumer.mts', options);
+        const files = ['consumer.mts', ...(setting.commonjsConsumer ? ['consumer-cjs.cts'] : [])];
+        const errors = await tsc(line, `${line}.${moduleResolution}`, files, options);
         if (errors !== undefined)
           throw new Error(`the strict consumer fails to compile with ${label}:\n${errors}`);
-        console.log(`ok types: ${label}`);
+        console.log(`ok types: ${label}${setting.commonjsConsumer ? ' (ESM and CommonJS)' : ''}`);
       });
     }
   }
@@ -197,7 +199,7 @@ async function checkTypes(project, npmInstall) {
   const withoutTypes = { ...compilerOptions };
   delete withoutTypes.types;
   const { module, moduleResolution } = resolutions[0];
-  const errors = await tsc(latest, 'without-types', 'core-only.mts', {
+  const errors = await tsc(latest, 'without-types', ['core-only.mts'], {
     ...withoutTypes,
     module,
     moduleResolution,

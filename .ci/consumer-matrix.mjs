@@ -17,7 +17,8 @@ export const typescripts = ['5.9', '6', '7'];
  */
 export const resolutions = [
   { module: 'node16', moduleResolution: 'node16', typescripts },
-  { module: 'nodenext', moduleResolution: 'nodenext', typescripts },
+  // commonjsConsumer: test/package/consumer-cjs.cts (require() of ES modules) compiles too.
+  { module: 'nodenext', moduleResolution: 'nodenext', typescripts, commonjsConsumer: true },
   { module: 'esnext', moduleResolution: 'bundler', typescripts },
   {
     module: 'commonjs',

@@ -9,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 interface Resolution {
+  readonly commonjsConsumer?: boolean;
   readonly module: string;
   readonly moduleResolution: string;
   readonly typescripts: readonly string[];
@@ -140,15 +141,20 @@ describe('README support table', () => {
 });
 
 describe('the strict consumer', () => {
-  it('imports every subpath of exports', () => {
-    const consumer = text('test/package/consumer.mts');
-    const imported = new Set(
-      [...consumer.matchAll(/from '(portcullis(?:\/[a-z0-9]+)?)'/gu)].map((m) => m[1]),
+  const subpaths = Object.keys(pkg.exports)
+    .filter((path) => path !== './package.json')
+    .map((path) => `portcullis${path.slice(1)}`)
+    .sort();
+  const imported = (file: string, pattern: RegExp): string[] =>
+    [...new Set([...text(file).matchAll(pattern)].map((m) => m[1] ?? ''))].sort();
+
+  it('imports every subpath of exports, as ES modules and with require()', () => {
+    expect(imported('test/package/consumer.mts', /from '(portcullis(?:\/[a-z0-9]+)?)'/gu)).toEqual(
+      subpaths,
     );
-    const subpaths = Object.keys(pkg.exports)
-      .filter((path) => path !== './package.json')
-      .map((path) => `portcullis${path.slice(1)}`);
-    expect([...imported].sort()).toEqual(subpaths.sort());
+    expect(
+      imported('test/package/consumer-cjs.cts', /require\('(portcullis(?:\/[a-z0-9]+)?)'\)/gu),
+    ).toEqual(subpaths);
   });
 });
 
