@@ -54,10 +54,26 @@ export function createGuard(rule: Rule, settings: GuardSettings): Guard {
 export function createOpenGuard(settings: GuardSettings = DEFAULTS): OpenGuard {
   const guard = root.middleware((opts) => {
     const user = userOf(opts.ctx);
-    return runAs(user, opts.type, () => opts.next({ ctx: { user } }), settings.securityContext);
+    return runAs(user, opts.type, () => nextWith(opts, user), settings.securityContext);
   });
   for (const fn of guard._middlewares) guardRules.set(fn, null);
   return guard;
+}
+
+/**
+ * The rest of the call with `ctx.user` set to `user`: the context as it is when it
+ * already holds that user (no copy of it), else a copy with `user` (anything but an
+ * AuthenticatedUser in `ctx.user` becomes `null`).
+ *
+ * @internal
+ */
+export function nextWith<R>(
+  opts: { readonly ctx: unknown; next(options?: { ctx: UserContext }): R },
+  user: AuthenticatedUser | null,
+): R {
+  return (opts.ctx as Partial<UserContext> | null | undefined)?.user === user
+    ? opts.next()
+    : opts.next({ ctx: { user } });
 }
 
 /**

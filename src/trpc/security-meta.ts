@@ -4,7 +4,7 @@ import { ConfigurationError } from '../core/errors.js';
 import { didYouMean } from '../lib/suggest.js';
 import { requireDefaultPolicy, type DefaultPolicy } from '../authorization/default-policy.js';
 import type { CompiledExpression, ExpressionNode } from '../expression/index.js';
-import { authorize, runAs, userOf } from './guard-middleware.js';
+import { authorize, nextWith, runAs, userOf } from './guard-middleware.js';
 import { resolveGuardOptions, type GuardOptions } from './options.js';
 import { AUTHENTICATED, DENY_ALL, preAuthorizeRule, rolesRule, type Rule } from './rule.js';
 import type { RightsRequirement, UserContext } from './types.js';
@@ -137,12 +137,7 @@ export function securityMeta(options?: SecurityMetaOptions): SecurityMetaMiddlew
 
   function check(opts: MetaCall): ReturnType<MetaCall['next']> {
     const proceed = (user: AuthenticatedUser | null) =>
-      runAs(
-        user,
-        opts.type,
-        () => opts.next({ ctx: { user } satisfies UserContext }),
-        settings.securityContext,
-      );
+      runAs(user, opts.type, () => nextWith(opts, user), settings.securityContext);
     const auth = opts.meta?.auth;
     // An invalid annotation or a synchronous denial throws here; tRPC turns it into the call's error.
     const rule = auth === undefined ? fallback : cachedRule(auth);
