@@ -13,6 +13,11 @@ export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=f
 
 step() { printf '\n== peers: %s\n' "$*"; }
 
+# The temporary copies, deleted when the script exits, whether a set passed or failed.
+copies=()
+cleanup() { if [ "${#copies[@]}" -gt 0 ]; then rm -rf "${copies[@]}"; fi; }
+trap cleanup EXIT
+
 # The whole suite runs with each set: the peers are loaded from many folders (the adapters, the
 # examples, the end-to-end tests, and the sources' own imports from config and property tests), and
 # a list of folders would go stale.
@@ -74,8 +79,7 @@ peer_set() {
   shift 2
   local work
   work=$(mktemp -d "${TMPDIR:-/tmp}/portcullis-peers-$label-XXXXXX")
-  # shellcheck disable=SC2064
-  trap "rm -rf '$work'" RETURN
+  copies+=("$work")
   (
     set -euo pipefail
     step "$label: Node $major"
