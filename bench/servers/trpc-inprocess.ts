@@ -27,9 +27,9 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { webcrypto } from 'node:crypto';
-import { TRPCError, initTRPC } from '@trpc/server';
+import { initTRPC } from '@trpc/server';
+import { handwrittenCheck } from './handwritten-trpc.js';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { jwtVerify } from 'jose';
 import { SecurityContext } from 'portcullis';
 import { JwtAuthenticator, JwtConfig } from 'portcullis/jwt';
 import { createGuards, createTrpcContext, type UserContext } from 'portcullis/trpc';
@@ -55,21 +55,8 @@ const key = await webcrypto.subtle.importKey(
 );
 const tb = initTRPC.context<{ req: Request }>().create();
 const handwritten = tb.middleware(async ({ ctx, next }) => {
-  const header = ctx.req.headers.get('authorization');
-  if (header?.startsWith('Bearer ') !== true) throw new TRPCError({ code: 'UNAUTHORIZED' });
-  let roles: unknown;
-  let sub: unknown;
-  try {
-    ({
-      payload: { roles, sub },
-    } = await jwtVerify(header.slice(7), key, { algorithms: ['HS256'] }));
-  } catch {
-    throw new TRPCError({ code: 'UNAUTHORIZED' });
-  }
-  if (!Array.isArray(roles) || !roles.includes('USER')) {
-    throw new TRPCError({ code: 'FORBIDDEN' });
-  }
-  return next({ ctx: { user: { name: String(sub), roles } } });
+  const user = await handwrittenCheck(ctx.req.headers.get('authorization'), key);
+  return next({ ctx: { user } });
 });
 const bare = tb.router({
   plain: tb.procedure.query(() => answer),

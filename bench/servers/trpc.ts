@@ -16,9 +16,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { webcrypto } from 'node:crypto';
-import { TRPCError, initTRPC } from '@trpc/server';
+import { initTRPC } from '@trpc/server';
+import { handwrittenCheck } from './handwritten-trpc.js';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
-import { jwtVerify } from 'jose';
 import { JwtAuthenticator, JwtConfig } from 'portcullis/jwt';
 import { createGuards, createTrpcContext, secured, type UserContext } from 'portcullis/trpc';
 import { serveForBenchmark } from './serve.js';
@@ -60,21 +60,8 @@ if (stack === 'portcullis' || stack === 'portcullis-lean') {
   );
   const t = initTRPC.context<{ req: IncomingMessage }>().create();
   const authenticated = t.middleware(async ({ ctx, next }) => {
-    const header = ctx.req.headers.authorization;
-    if (header?.startsWith('Bearer ') !== true) throw new TRPCError({ code: 'UNAUTHORIZED' });
-    let roles: unknown;
-    let sub: unknown;
-    try {
-      ({
-        payload: { roles, sub },
-      } = await jwtVerify(header.slice(7), key, { algorithms: ['HS256'] }));
-    } catch {
-      throw new TRPCError({ code: 'UNAUTHORIZED' });
-    }
-    if (!Array.isArray(roles) || !roles.includes('USER')) {
-      throw new TRPCError({ code: 'FORBIDDEN' });
-    }
-    return next({ ctx: { user: { name: String(sub), roles } } });
+    const user = await handwrittenCheck(ctx.req.headers.authorization, key);
+    return next({ ctx: { user } });
   });
   const router = t.router({
     plain: t.procedure.query(() => answer),
