@@ -1,12 +1,11 @@
 /** The HTTP side of the routes tests: both adapter styles, a browser's cookie jar. */
-import { request as httpRequest } from 'node:http';
 import Fastify from 'fastify';
 import { createSecurityRequest, type SecurityRoutes } from '../../src/index.js';
 import { securityRoutes as fastifyRoutes } from '../../src/fastify/index.js';
 import { securityRoutes as fetchRoutes } from '../../src/fetch/index.js';
 import { securityRoutes as nodeRoutes } from '../../src/node/index.js';
 import type { SessionAuthenticator } from '../../src/session/index.js';
-import { listen, type TestServer } from '../support/server.js';
+import { listen, nodeClientRequest, type TestServer } from '../support/server.js';
 /** An answer, whichever adapter style sent it; `undefined` status 0 when not handled. */
 export interface Reply {
   readonly handled: boolean;
@@ -65,37 +64,13 @@ export async function fastifyHarness(login: SecurityRoutes): Promise<Harness> {
 
 /** Sends with node's client (which keeps every `Set-Cookie` line apart); 418 is "not handled". */
 function overHttp(origin: string): Harness['send'] {
-  return (target, init = {}) =>
-    new Promise((resolve, reject) => {
-      const req = httpRequest(
-        `${origin}${target}`,
-        {
-          method: init.method ?? 'GET',
-          headers: init.cookie === undefined ? {} : { cookie: init.cookie },
-        },
-        (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (body += chunk));
-          res.on('end', () => {
-            const headers: Record<string, string> = {};
-            for (const [name, value] of Object.entries(res.headers)) {
-              if (name !== 'set-cookie' && typeof value === 'string') headers[name] = value;
-            }
-            resolve({
-              handled: res.statusCode !== 418,
-              status: res.statusCode ?? 0,
-              location: res.headers.location,
-              setCookies: res.headers['set-cookie'] ?? [],
-              headers,
-              body,
-            });
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end();
+  return async (target, init = {}) => {
+    const response = await nodeClientRequest(`${origin}${target}`, {
+      method: init.method ?? 'GET',
+      headers: init.cookie === undefined ? {} : { cookie: init.cookie },
     });
+    return { handled: response.status !== 418, ...response };
+  };
 }
 
 /**

@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import Fastify from 'fastify';
 import {
   AuthenticationManager,
@@ -22,7 +21,7 @@ import {
   type SessionAuthenticatorOptions,
   type SessionConfigOptions,
 } from '../../src/session/index.js';
-import { listen, type TestServer } from '../support/server.js';
+import { listen, nodeClientRequest, type TestServer } from '../support/server.js';
 
 import { NOW, testClock, type TestClock } from '../support/clock.js';
 
@@ -238,31 +237,10 @@ export async function fastifyHarness(
 /** Sends with node's client (which keeps every `Set-Cookie` line apart). */
 function overHttp(origin: string): Harness['send'] {
   return (path, init) =>
-    new Promise((resolve, reject) => {
-      const req = httpRequest(
-        `${origin}${path}`,
-        { method: init.method ?? 'POST', headers: init.headers ?? {} },
-        (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (body += chunk));
-          res.on('end', () => {
-            const headers: Record<string, string> = {};
-            for (const [name, value] of Object.entries(res.headers)) {
-              if (name !== 'set-cookie' && typeof value === 'string') headers[name] = value;
-            }
-            resolve({
-              status: res.statusCode ?? 0,
-              location: res.headers.location,
-              setCookies: res.headers['set-cookie'] ?? [],
-              headers,
-              body,
-            });
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(init.body);
+    nodeClientRequest(`${origin}${path}`, {
+      method: init.method ?? 'POST',
+      headers: init.headers ?? {},
+      ...(init.body === undefined ? {} : { body: init.body }),
     });
 }
 

@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, request, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A node server on 127.0.0.1 and an ephemeral port, closed by `close()`. */
@@ -61,5 +61,47 @@ export async function rawRequest(
     const lines = [`${method} ${target} HTTP/1.1`, `Host: ${url.host}`, 'Connection: close'];
     for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
     socket.write(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+  });
+}
+
+/** What {@link nodeClientRequest} answers: every `Set-Cookie` line apart, the other headers by name. */
+export interface NodeClientResponse {
+  readonly status: number;
+  readonly location: string | undefined;
+  readonly setCookies: readonly string[];
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** Sends a request with node's HTTP client, which keeps every `Set-Cookie` line apart. */
+export function nodeClientRequest(
+  url: string,
+  init: {
+    readonly method: string;
+    readonly headers?: Readonly<Record<string, string>>;
+    readonly body?: string;
+  },
+): Promise<NodeClientResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: init.method, headers: init.headers ?? {} }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (name !== 'set-cookie' && typeof value === 'string') headers[name] = value;
+        }
+        resolve({
+          status: res.statusCode ?? 0,
+          location: res.headers.location,
+          setCookies: res.headers['set-cookie'] ?? [],
+          headers,
+          body,
+        });
+      });
+    });
+    req.on('error', reject);
+    req.end(init.body);
   });
 }
