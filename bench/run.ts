@@ -6,7 +6,9 @@
  *   npm run bench -- expression   # only the expression evaluation
  *   npm run bench -- trpc         # only the tRPC guard (in process on Node 20, 22, 24; and over HTTP)
  *   npm run bench -- trpc --node 24   # the in-process tRPC rows on these Node majors only (or BENCH_NODE=24)
- *   npm run bench -- graphql      # only the GraphQL directives against graphql-shield (in process and over HTTP)
+ *   npm run bench -- graphql      # only the GraphQL directives against graphql-shield (execute, in process per Node, over HTTP)
+ *   npm run bench -- graphql --node 24   # the in-process GraphQL rows (Fetch handler) on these Node majors only (or BENCH_NODE=24)
+ *   npm run bench -- graphql-inprocess   # only those in-process GraphQL rows per Node (also takes --node)
  *   npm run bench -- jwt          # only JWT verification (jose, fast-jwt) and bearer over HTTP
  *   npm run bench -- micro        # only security headers, Argon2 verify, cached Basic
  *   npm run bench -- http --seconds 5 --rounds 3   # Basic pipeline and the HTTP stacks
@@ -24,6 +26,8 @@ import { parseArgs } from 'node:util';
 import { benchBaseline, printBaseline } from './baseline.js';
 import { benchExpressions, printExpressions } from './expression.js';
 import { benchGraphql, benchGraphqlHttp, printGraphql, printGraphqlHttp } from './graphql.js';
+import { benchGraphqlInProcess, printGraphqlInProcess } from './graphql-inprocess.js';
+import { nodeMajors } from './inprocess.js';
 import { benchHttp, printHttp } from './http.js';
 import { benchJwt, printJwt } from './jwt.js';
 import { pinSelf } from './lib.js';
@@ -36,12 +40,7 @@ import { benchRules, printRules } from './rules.js';
 import { benchStacks, printStacks, stackBars } from './stacks.js';
 import { benchStores, printStores } from './stores.js';
 import { benchTrpc, printTrpc } from './trpc.js';
-import {
-  DEFAULT_NODE_VERSIONS,
-  benchTrpcInProcess,
-  printTrpcInProcess,
-  resolveRuntimes,
-} from './trpc-inprocess.js';
+import { benchTrpcInProcess, printTrpcInProcess, resolveRuntimes } from './trpc-inprocess.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -87,6 +86,14 @@ if (want('graphql')) {
     printGraphql(result);
   });
 }
+if (want('graphql') || only.has('graphql-inprocess')) {
+  const inProcess = await benchGraphqlInProcess({
+    runtimes: resolveRuntimes(nodeMajors(values.node)),
+  });
+  await capture(() => {
+    printGraphqlInProcess(inProcess);
+  });
+}
 const load = {
   seconds: Number(values.seconds),
   rounds: Number(values.rounds),
@@ -99,11 +106,9 @@ if (want('graphql')) {
   });
 }
 if (want('trpc')) {
-  const majors = (values.node ?? process.env['BENCH_NODE'] ?? DEFAULT_NODE_VERSIONS.join(','))
-    .split(',')
-    .map((major) => major.trim())
-    .filter((major) => major !== '');
-  const inProcess = await benchTrpcInProcess({ runtimes: resolveRuntimes(majors) });
+  const inProcess = await benchTrpcInProcess({
+    runtimes: resolveRuntimes(nodeMajors(values.node)),
+  });
   await capture(() => {
     printTrpcInProcess(inProcess);
   });

@@ -17,14 +17,24 @@
  *
  * The Node versions: this one, and `npx -y -p node@<major> node` for the others
  * (resolved once to the binary's path); `--node 20,22,24` (or `BENCH_NODE`) picks them.
+ * The processes, rounds and spreads are inprocess.ts's, shared with graphql-inprocess.ts.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { User } from 'portcullis';
 import { JwtAuthenticator, JwtConfig } from 'portcullis/jwt';
+import { benchInProcess, type InProcessResult, type NodeRuntime } from './inprocess.js';
 import { fmt } from './lib.js';
+
+export {
+  DEFAULT_NODE_VERSIONS,
+  resolveRuntimes,
+  spread,
+  type InProcessResult,
+  type InProcessRow,
+  type InProcessRuntime,
+  type NodeRuntime,
+  type Spread,
+} from './inprocess.js';
 
 type Mode = 'clean' | 'context';
 
@@ -44,175 +54,6 @@ export const IN_PROCESS_ROWS: readonly (readonly [name: string, mode: Mode, id: 
   ],
 ];
 
-export const DEFAULT_NODE_VERSIONS = ['20', '22', '24'] as const;
-
-export interface NodeRuntime {
-  /** The major version asked for. */
-  readonly major: string;
-  readonly execPath: string;
-}
-
-/** The Node binaries of the majors asked for: this process's, else the `node` npm package's. */
-export function resolveRuntimes(majors: readonly string[]): NodeRuntime[] {
-  const own = process.versions.node.split('.')[0]!;
-  return majors.map((major) => {
-    if (!/^\d+$/u.test(major)) throw new Error(`--node: ${major} is not a major version`);
-    if (major === own) return { major, execPath: process.execPath };
-    const execPath = execFileSync(
-      'npx',
-      ['-y', '-p', `node@${major}`, 'node', '-p', 'process.execPath'],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
-    ).trim();
-    return { major, execPath };
-  });
-}
-
-const hasTaskset = (() => {
-  try {
-    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-interface Reply {
-  readonly ready?: boolean;
-  readonly rows?: string[];
-  readonly version?: string;
-  readonly storage?: string;
-  readonly error?: string;
-  readonly row?: string;
-  readonly cpu?: number;
-  readonly wall?: number;
-}
-
-interface Child {
-  readonly version: string;
-  /** What AsyncLocalStorage runs on there. */
-  readonly storage: string;
-  ask(row: string, calls: number): Promise<{ cpu: number; wall: number }>;
-  stop(): Promise<void>;
-}
-
-async function startChild(
-  runtime: NodeRuntime,
-  mode: Mode,
-  env: Record<string, string>,
-): Promise<Child> {
-  const path = fileURLToPath(new URL('./servers/trpc-inprocess.js', import.meta.url));
-  // Compiled (npm run bench) the child is a .js file; under tsx it is the .ts source.
-  const args = import.meta.url.endsWith('.ts')
-    ? ['--import', 'tsx', path.replace(/\.js$/u, '.ts')]
-    : [path];
-  const options = {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as ('ignore' | 'inherit' | 'ipc')[],
-    env: { ...process.env, ...env, MODE: mode, NODE_ENV: 'production' },
-  };
-  // On core 1, as the HTTP benchmarks' servers (the runner is pinned to core 0).
-  const child: ChildProcess = hasTaskset
-    ? spawn('taskset', ['-c', '1', runtime.execPath, ...args], options)
-    : spawn(runtime.execPath, args, options);
-  // One listener for each event, whatever the number of questions: each reply settles
-  // the one question in flight.
-  let waiting: { resolve: (reply: Reply) => void; reject: (error: Error) => void } | undefined;
-  let exited: Error | undefined;
-  child.on('message', (reply: Reply) => {
-    const question = waiting;
-    waiting = undefined;
-    if (reply.error !== undefined)
-      question?.reject(new Error(`Node ${runtime.major}: ${reply.error}`));
-    else question?.resolve(reply);
-  });
-  child.on('exit', (code) => {
-    exited = new Error(
-      `tRPC bench child (Node ${runtime.major}, ${mode}) exited (${String(code)})`,
-    );
-    waiting?.reject(exited);
-    waiting = undefined;
-  });
-  const next = (): Promise<Reply> =>
-    exited
-      ? Promise.reject(exited)
-      : new Promise((resolve, reject) => {
-          waiting = { resolve, reject };
-        });
-  let ready: Reply;
-  try {
-    ready = await next();
-  } catch (error) {
-    // A child whose guards failed their check is not left behind.
-    child.kill();
-    throw error;
-  }
-  return {
-    version: ready.version ?? '?',
-    storage: ready.storage ?? '?',
-    ask: async (row: string, calls: number) => {
-      const reply = next();
-      child.send({ run: row, calls });
-      const { cpu, wall } = await reply;
-      return { cpu: cpu!, wall: wall! };
-    },
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = once(child, 'exit');
-      child.send({ stop: true });
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(timer);
-    },
-  } satisfies Child;
-}
-
-export interface Spread {
-  readonly median: number;
-  readonly p25: number;
-  readonly p75: number;
-  readonly min: number;
-  readonly max: number;
-}
-
-export function spread(values: readonly number[]): Spread {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => {
-    const i = (sorted.length - 1) * q;
-    const lo = Math.floor(i);
-    const hi = Math.ceil(i);
-    return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (i - lo);
-  };
-  return {
-    median: at(0.5),
-    p25: at(0.25),
-    p75: at(0.75),
-    min: sorted[0]!,
-    max: sorted[sorted.length - 1]!,
-  };
-}
-
-export interface InProcessRow {
-  readonly name: string;
-  /** CPU µs per call, over the rounds. */
-  readonly cpu: Spread;
-  /** Wall-clock µs per call, over the rounds. */
-  readonly wall: Spread;
-  /** CPU per call over the bare procedure's in the same round, over the rounds. */
-  readonly ratio: Spread;
-}
-
-export interface InProcessRuntime {
-  readonly major: string;
-  readonly version: string;
-  readonly storage: string;
-  readonly rows: InProcessRow[];
-}
-
-export interface InProcessResult {
-  readonly rounds: number;
-  readonly calls: number;
-  readonly runtimes: InProcessRuntime[];
-}
-
 /** Runs the in-process rows on each runtime, interleaved; every child is stopped before it returns. */
 export async function benchTrpcInProcess(options: {
   runtimes: readonly NodeRuntime[];
@@ -231,62 +72,10 @@ export async function benchTrpcInProcess(options: {
       new User('user', '', ['USER'], []),
     ),
   };
-  const children: Child[] = [];
-  try {
-    const processes = new Map<string, Child>();
-    for (const runtime of runtimes) {
-      for (const mode of ['clean', 'context'] as const) {
-        const child = await startChild(runtime, mode, env);
-        children.push(child);
-        processes.set(`${runtime.major}/${mode}`, child);
-      }
-    }
-    const tasks = runtimes.flatMap((runtime) =>
-      IN_PROCESS_ROWS.map(([name, mode, id]) => ({
-        major: runtime.major,
-        name,
-        id,
-        child: processes.get(`${runtime.major}/${mode}`)!,
-      })),
-    );
-    for (const task of tasks) await task.child.ask(task.id, warmupCalls);
-    const cpu = new Map<string, number[]>();
-    const wall = new Map<string, number[]>();
-    const keyOf = (major: string, name: string) => `${major}\u0000${name}`;
-    for (let round = 0; round < rounds; round++) {
-      const start = round % tasks.length;
-      for (const task of [...tasks.slice(start), ...tasks.slice(0, start)]) {
-        const result = await task.child.ask(task.id, calls);
-        const key = keyOf(task.major, task.name);
-        (cpu.get(key) ?? cpu.set(key, []).get(key)!).push(result.cpu);
-        (wall.get(key) ?? wall.set(key, []).get(key)!).push(result.wall);
-      }
-    }
-    const baseline = IN_PROCESS_ROWS[0]![0];
-    return {
-      rounds,
-      calls,
-      runtimes: runtimes.map((runtime) => {
-        const bare = cpu.get(keyOf(runtime.major, baseline))!;
-        return {
-          major: runtime.major,
-          version: processes.get(`${runtime.major}/clean`)!.version,
-          storage: processes.get(`${runtime.major}/clean`)!.storage,
-          rows: IN_PROCESS_ROWS.map(([name]) => {
-            const own = cpu.get(keyOf(runtime.major, name))!;
-            return {
-              name,
-              cpu: spread(own),
-              wall: spread(wall.get(keyOf(runtime.major, name))!),
-              ratio: spread(own.map((value, i) => value / bare[i]!)),
-            };
-          }),
-        };
-      }),
-    };
-  } finally {
-    await Promise.all(children.map((child) => child.stop()));
-  }
+  return benchInProcess(
+    { script: 'trpc-inprocess.js', label: 'tRPC bench child', rows: IN_PROCESS_ROWS, env },
+    { runtimes, rounds, calls, warmupCalls },
+  );
 }
 
 const percent = (ratio: number) => `${ratio >= 1 ? '+' : ''}${fmt((ratio - 1) * 100, 1)}%`;

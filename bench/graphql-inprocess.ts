@@ -1,0 +1,150 @@
+/**
+ * The GraphQL directives' cost against graphql-shield's where it can be read: the
+ * benchmark query (100 fields, 10 protected) in process, through graphql-http's
+ * Fetch handler with a bearer token (no socket, no load generator), on several Node
+ * versions side by side, by inprocess.ts's method (interleaved rounds, one row at a
+ * time, the order rotating each round).
+ *
+ * The directives fill `SecurityContext` (AsyncLocalStorage) around each protected
+ * field's resolver; on Node 20 and 22 its promise hooks, once on, slow every promise
+ * of the process. So the portcullis row runs in a process of its own (`context`),
+ * whose tax counts in its cost, and the rows it is compared with in one where
+ * `SecurityContext` never runs (`clean`); the same authentication and graphql-shield
+ * rows again in the `context` process show the tax apart.
+ *
+ * The goal, per round r: (b_r − a′_r) / (c_r − a′_r) ≤ 1/3, portcullis's authorization
+ * over the same authentication against graphql-shield's; reported as the median of
+ * the per-round ratios (which decides), with their IQR and range.
+ */
+import { randomBytes } from 'node:crypto';
+import { User } from 'portcullis';
+import { JwtAuthenticator, JwtConfig } from 'portcullis/jwt';
+import {
+  benchInProcess,
+  spread,
+  type InProcessResult,
+  type InProcessRuntime,
+  type NodeRuntime,
+  type Spread,
+} from './inprocess.js';
+import { FIELDS, PROTECTED } from './graphql-schema.js';
+import { fmt } from './lib.js';
+
+const BARE = '(a) no security, no authentication';
+const AUTH = "(a′) bare schema + portcullis's JWT context (authentication only)";
+const PORTCULLIS = '(b) portcullis directives, same JWT context (its own process)';
+const SHIELD = "(c) graphql-shield 'contextual', same JWT context";
+const AUTH_TAXED = '(a′) again, in the process where SecurityContext has run';
+const SHIELD_TAXED = '(c) again, in that process';
+
+/** The rows: name, the process that runs it, its id there. The first is the baseline. */
+export const GRAPHQL_IN_PROCESS_ROWS: readonly (readonly [
+  name: string,
+  mode: 'clean' | 'context',
+  id: string,
+])[] = [
+  [BARE, 'clean', 'bare'],
+  [AUTH, 'clean', 'bare-auth'],
+  [PORTCULLIS, 'context', 'portcullis'],
+  [SHIELD, 'clean', 'shield'],
+  [AUTH_TAXED, 'context', 'bare-auth'],
+  [SHIELD_TAXED, 'context', 'shield'],
+];
+
+/** Runs the GraphQL rows on each runtime, interleaved; every child is stopped before it returns. */
+export async function benchGraphqlInProcess(options: {
+  runtimes: readonly NodeRuntime[];
+  rounds?: number;
+  calls?: number;
+  warmupCalls?: number;
+}): Promise<InProcessResult> {
+  // A query costs some 25 times a tRPC call: 600 a row keep two Node versions near 2.5 minutes.
+  const { runtimes, rounds = 21, calls = 600, warmupCalls = 1500 } = options;
+  const secret = randomBytes(32).toString('base64url');
+  const user = new User('alice', '').withRoles(['USER']).withAuthorities(['posts:read']);
+  const env = {
+    JWT_SECRET: secret,
+    TOKEN: await new JwtAuthenticator(new JwtConfig(secret)).generateToken(user),
+    FORGED: await new JwtAuthenticator(new JwtConfig(randomBytes(32))).generateToken(user),
+  };
+  return benchInProcess(
+    {
+      script: 'graphql-inprocess.js',
+      label: 'GraphQL bench child',
+      rows: GRAPHQL_IN_PROCESS_ROWS,
+      env,
+    },
+    { runtimes, rounds, calls, warmupCalls },
+  );
+}
+
+/** The per-round ratios (ours_r − base_r) / (theirs_r − base_r). */
+function overheadRatios(
+  runtime: InProcessRuntime,
+  ours: string,
+  theirs: string,
+  base: string,
+): Spread {
+  const rounds = (name: string) => runtime.rows.find((row) => row.name === name)!.rounds;
+  const [o, t, b] = [rounds(ours), rounds(theirs), rounds(base)];
+  return spread(o.map((value, i) => (value - b[i]!) / (t[i]! - b[i]!)));
+}
+
+const percent = (ratio: number) => `${ratio >= 1 ? '+' : ''}${fmt((ratio - 1) * 100, 1)}%`;
+const r3 = (value: number) => fmt(value, 3);
+const third = 1 / 3;
+const described = (ratios: Spread) =>
+  `median ${r3(ratios.median)} (IQR ${r3(ratios.p25)}–${r3(ratios.p75)}, ` +
+  `range ${r3(ratios.min)}–${r3(ratios.max)})`;
+
+/** One runtime's table per Node version, and its goal line. */
+export function printGraphqlInProcess(result: InProcessResult): void {
+  console.log(
+    `\n## GraphQL in process (graphql-http's Fetch handler, no socket), bearer token (HS256), ` +
+      `per Node version\n\n` +
+      `One query of ${FIELDS} fields, ${PROTECTED.length} protected, POSTed as JSON in a new ` +
+      `\`Request\` per query, the \`Response\` body read; ${String(result.rounds)} interleaved ` +
+      `rounds of ${fmt(result.calls)} sequential queries per row; CPU µs per query, median and ` +
+      `interquartile range; "vs (a)" is the median of the per-round ratios to (a) of the same ` +
+      `Node, with their IQR. The directives run each protected field's resolver in ` +
+      `\`SecurityContext\` (AsyncLocalStorage): (b) runs in a second process, whose tax (on ` +
+      `Node 20 and 22 AsyncLocalStorage's promise hooks, once on, slow every promise of the ` +
+      `process) counts in (b)'s cost; the last two rows show that tax on (a′) and (c).`,
+  );
+  for (const runtime of result.runtimes) {
+    console.log(`\n### Node ${runtime.version} (AsyncLocalStorage on ${runtime.storage})\n`);
+    console.log('| variant | CPU µs/query | IQR | vs (a) | IQR of ratios |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const { name, cpu, ratio } of runtime.rows) {
+      console.log(
+        `| ${name} | ${fmt(cpu.median, 1)} | ${fmt(cpu.p25, 1)}–${fmt(cpu.p75, 1)} | ` +
+          `${name === BARE ? '–' : percent(ratio.median)} | ` +
+          `${name === BARE ? '–' : `${percent(ratio.p25)} … ${percent(ratio.p75)}`} |`,
+      );
+    }
+  }
+  for (const runtime of result.runtimes) {
+    const authorization = overheadRatios(runtime, PORTCULLIS, SHIELD, AUTH);
+    const whole = overheadRatios(runtime, PORTCULLIS, SHIELD, BARE);
+    const taxFree = overheadRatios(runtime, PORTCULLIS, SHIELD_TAXED, AUTH_TAXED);
+    const median = (name: string) => runtime.rows.find((row) => row.name === name)!.cpu.median;
+    console.log(
+      `\n- GraphQL in process on Node ${runtime.version}, authorization (over (a′), the same ` +
+        `authentication in all three), per round (b − a′) / (c − a′) over ` +
+        `${String(result.rounds)} rounds: ${described(authorization)}, goal ≤ 1/3 (on the ` +
+        `median): ${authorization.median <= third ? 'achieved' : 'not achieved'}; at the 75th ` +
+        `percentile ${authorization.p75 <= third ? 'within 1/3 too' : 'over 1/3'}; ` +
+        `${fmt(median(PORTCULLIS) - median(AUTH), 1)} µs against ` +
+        `${fmt(median(SHIELD) - median(AUTH), 1)} µs (medians). The whole set-up, ` +
+        `authentication included, (b − a) / (c − a): ${described(whole)}, ` +
+        `${whole.median <= third ? 'within' : 'over'} 1/3.`,
+    );
+    console.log(
+      `- Node ${runtime.version}, the same ratio inside the process where SecurityContext has ` +
+        `run (its tax on every row: the directives' own work against graphql-shield's): ` +
+        `${described(taxFree)}; the tax on (a′) ` +
+        `${fmt(median(AUTH_TAXED) - median(AUTH), 1)} µs, on (c) ` +
+        `${fmt(median(SHIELD_TAXED) - median(SHIELD), 1)} µs.`,
+    );
+  }
+}
