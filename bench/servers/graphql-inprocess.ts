@@ -31,6 +31,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { deepStrictEqual } from 'node:assert/strict';
+import { register } from 'node:module';
+import util from 'node:util';
 import type { ExecutionResult } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/fetch';
 import { JwtAuthenticator, JwtConfig } from 'portcullis/jwt';
@@ -53,6 +55,27 @@ const secret = env('JWT_SECRET');
 const token = env('TOKEN');
 const mode = env('MODE');
 if (mode !== 'clean' && mode !== 'context') throw new Error(`unknown MODE ${mode}`);
+
+// graphql-shield 7.6.5 (its last release) imports `isUndefined` from `util`, which
+// Node 23 removed: there the module would not load. Its import of `util` is resolved
+// to `node:util` plus that function, so graphql-shield runs unchanged on Node 24.
+if (typeof (util as { isUndefined?: unknown }).isUndefined !== 'function') {
+  const data = (source: string) => `data:text/javascript,${encodeURIComponent(source)}`;
+  const shim = data(
+    "export * from 'node:util'; export { default } from 'node:util'; " +
+      'export const isUndefined = (value) => value === undefined;',
+  );
+  register(
+    data(
+      'export async function resolve(specifier, context, next) {\n' +
+        "  if ((specifier === 'util' || specifier === 'node:util') &&\n" +
+        "      context.parentURL?.includes('/graphql-shield/'))\n" +
+        `    return { url: ${JSON.stringify(shim)}, shortCircuit: true };\n` +
+        '  return next(specifier, context);\n' +
+        '}\n',
+    ),
+  );
+}
 
 const lib = await loadGraphql();
 const security = lib.createGraphQLContext({
