@@ -57,33 +57,62 @@ export interface SecurityRequestInit {
 }
 
 /**
- * Builds the {@link SecurityRequest} view. The raw path is split off once; the
- * decoded path and the cookies are derived on first use.
+ * Builds the {@link SecurityRequest} view. The raw path, the decoded path and the
+ * cookies are derived on first use, once.
  */
 export function createSecurityRequest(init: SecurityRequestInit): SecurityRequest {
-  return new RequestView(init);
+  return new RequestView(init, undefined);
+}
+
+/**
+ * The key under which a view made by an adapter holds the request it was made of
+ * (a node request or a Fetch `Request`), so an outcome recorded through one view of
+ * a request is found through another (http/authentication-record.ts). Set once, in
+ * the constructor: no shape change per request.
+ *
+ * @internal
+ */
+export const REQUEST_SOURCE: unique symbol = Symbol('portcullis.requestSource');
+
+/**
+ * {@link createSecurityRequest} for a view of `source` alone (no value read from
+ * elsewhere as a header), linked to it under {@link REQUEST_SOURCE}.
+ *
+ * @internal
+ */
+export function createLinkedSecurityRequest(
+  init: SecurityRequestInit,
+  source: object | undefined,
+): SecurityRequest {
+  return new RequestView(init, source);
 }
 
 class RequestView implements SecurityRequest {
   readonly method: string;
-  readonly rawPath: string;
   readonly url: string;
   readonly clientAddress: string | undefined;
   readonly secure: boolean;
   readonly #header: (lowerCaseName: string) => string | undefined;
   readonly #headerValues: ((lowerCaseName: string) => readonly string[]) | undefined;
+  #rawPath: string | undefined;
   #path: string | undefined;
   #cookies: ReadonlyMap<string, string> | undefined;
+  readonly [REQUEST_SOURCE]: object | undefined;
 
-  constructor(init: SecurityRequestInit) {
+  constructor(init: SecurityRequestInit, source: object | undefined) {
     const method = init.method;
     this.method = isUpperCase(method) ? method : method.toUpperCase();
     this.url = init.url;
-    this.rawPath = extractRawPath(init.url);
     this.clientAddress = init.clientAddress ?? undefined;
     this.secure = init.secure ?? false;
     this.#header = init.header;
     this.#headerValues = init.headerValues;
+    this[REQUEST_SOURCE] = source;
+  }
+
+  // Derived on first use: a context factory that only authenticates never reads it.
+  get rawPath(): string {
+    return (this.#rawPath ??= extractRawPath(this.url));
   }
 
   get path(): string {
@@ -109,7 +138,8 @@ class RequestView implements SecurityRequest {
 
 const NO_VALUES: readonly string[] = Object.freeze([]);
 
-const isUpperCase = (text: string): boolean => !/[a-z]/u.test(text);
+const isUpperCase = (text: string): boolean =>
+  text === 'GET' || text === 'POST' || !/[a-z]/u.test(text);
 
 const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]*/iu;
 

@@ -1,15 +1,15 @@
 import type { AuthenticationOutcome } from '../core/outcome.js';
-import type { SecurityRequest } from '../core/request.js';
+import { REQUEST_SOURCE, type SecurityRequest } from '../core/request.js';
 
 /**
- * The request each view was made of (a node request or a Fetch `Request`), and the
- * outcome the pipeline reached for a request, are kept under module-private symbols
- * on the objects themselves: nothing a client sends, and no property another library
- * sets on the request (`req.user`), can make a request look authenticated. Not in
- * WeakMaps: every request would add two ephemerons, which the garbage collector
- * pays for (about 2 µs a request, measured), on every request of the server.
+ * The request each view was made of (a node request or a Fetch `Request`) is held by
+ * the view itself (`REQUEST_SOURCE`, set by its constructor), and the outcome the
+ * pipeline reached for a request under a module-private symbol on the request:
+ * nothing a client sends, and no property another library sets on the request
+ * (`req.user`), can make a request look authenticated. Not in WeakMaps: every request
+ * would add two ephemerons, which the garbage collector pays for (about 2 µs a
+ * request, measured), on every request of the server.
  */
-const SOURCE: unique symbol = Symbol('portcullis.requestSource');
 const RECORD: unique symbol = Symbol('portcullis.authentication');
 
 interface Recorded {
@@ -17,22 +17,8 @@ interface Recorded {
   readonly outcome: AuthenticationOutcome;
 }
 
-type Linked = SecurityRequest & { [SOURCE]?: object };
+type Linked = SecurityRequest & { [REQUEST_SOURCE]?: object };
 type Holding = object & { [RECORD]?: Recorded };
-
-/**
- * Records that `view` is the view of `source`, so an outcome recorded through one
- * view of a request is found through another. Only views made of the request alone
- * are linked: one that reads other values as headers (connection parameters) may
- * carry a credential the request does not.
- *
- * @internal
- */
-export function linkSource(view: SecurityRequest, source: object): void {
-  if (Object.isExtensible(view)) {
-    Object.defineProperty(view, SOURCE, { value: source, configurable: true });
-  }
-}
 
 /**
  * Records the outcome `authenticator` reached for the request behind `view`, once the
@@ -46,7 +32,7 @@ export function recordAuthentication(
   authenticator: object,
   outcome: AuthenticationOutcome,
 ): void {
-  const source = (view as Linked)[SOURCE];
+  const source = (view as Linked)[REQUEST_SOURCE];
   // A request that cannot take the record (frozen by someone) is simply authenticated again.
   if (source !== undefined && Object.isExtensible(source)) {
     Object.defineProperty(source, RECORD, {
@@ -66,7 +52,7 @@ export function recordedAuthentication(
   view: SecurityRequest,
   authenticator: object,
 ): AuthenticationOutcome | undefined {
-  const source = (view as Linked)[SOURCE];
+  const source = (view as Linked)[REQUEST_SOURCE];
   const recorded = source === undefined ? undefined : (source as Holding)[RECORD];
   return recorded?.authenticator === authenticator ? recorded.outcome : undefined;
 }

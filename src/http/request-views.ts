@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { createSecurityRequest, type SecurityRequest } from '../core/request.js';
-import { linkSource } from './authentication-record.js';
+import { createLinkedSecurityRequest, type SecurityRequest } from '../core/request.js';
 
 /** A node `http` request as portcullis reads it (node, Express, Connect, a ws upgrade). */
 export type NodeRequestLike = Pick<IncomingMessage, 'headers' | 'method' | 'url' | 'socket'>;
@@ -43,16 +42,19 @@ export function nodeRequestView(
     if (values === undefined) return NO_LINES;
     return typeof values === 'string' ? [values] : values;
   };
-  const view = createSecurityRequest({
-    method: req.method ?? 'GET',
-    url: (req as NodeRequestLike & { originalUrl?: string }).originalUrl ?? req.url ?? '/',
-    header: withFallback(header, fallback),
-    headerValues: valuesWithFallback(lines, fallback),
-    clientAddress: req.socket.remoteAddress,
-    secure,
-  });
-  if (fallback.size === 0) linkSource(view, req);
-  return view;
+  // Only a view made of the request alone is linked to it: one that reads other
+  // values as headers (connection parameters) may carry a credential the request does not.
+  return createLinkedSecurityRequest(
+    {
+      method: req.method ?? 'GET',
+      url: (req as NodeRequestLike & { originalUrl?: string }).originalUrl ?? req.url ?? '/',
+      header: withFallback(header, fallback),
+      headerValues: valuesWithFallback(lines, fallback),
+      clientAddress: req.socket.remoteAddress,
+      secure,
+    },
+    fallback.size === 0 ? req : undefined,
+  );
 }
 
 type DistinctHeaders = Readonly<Record<string, readonly string[] | undefined>>;
@@ -140,17 +142,19 @@ export function fetchRequestView(
   // HTTP/2 pseudo-headers (`:authority`) are no header names to the Fetch API, which throws.
   const header = (name: string): string | undefined =>
     name.charCodeAt(0) === 0x3a ? undefined : (request.headers.get(name) ?? undefined);
-  const view = createSecurityRequest({
-    method: request.method,
-    url,
-    // One value per header (the Fetch API joined repeated lines): the view's default
-    // `headerValues`, the value of `header` as the only line.
-    header: withFallback(header, fallback),
-    clientAddress,
-    secure: url.startsWith('https:'),
-  });
-  if (fallback.size === 0) linkSource(view, request);
-  return view;
+  // Linked to the request only when made of it alone (see nodeRequestView).
+  return createLinkedSecurityRequest(
+    {
+      method: request.method,
+      url,
+      // One value per header (the Fetch API joined repeated lines): the view's default
+      // `headerValues`, the value of `header` as the only line.
+      header: withFallback(header, fallback),
+      clientAddress,
+      secure: url.startsWith('https:'),
+    },
+    fallback.size === 0 ? request : undefined,
+  );
 }
 
 /** Whether a value is a Fetch API `Request` (or looks enough like one). @internal */

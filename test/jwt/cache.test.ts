@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { isPromiseLike } from '../../src/lib/promise.js';
 import { JwtAuthenticator, JwtConfig, type JwtCacheOptions } from '../../src/jwt/index.js';
+import { VerifiedTokenCache } from '../../src/jwt/cache.js';
 import { TokenVerifier } from '../../src/jwt/verify.js';
 import {
   NOW,
@@ -190,5 +191,57 @@ describe('the verified-token cache', () => {
     const second = jwt.authenticate(requestWith(bearer(token), '/b'));
     expect(second).toBe(first);
     expect(first?.hasRole('ADMIN')).toBe(true);
+  });
+});
+
+describe('VerifiedTokenCache eviction order', () => {
+  const FAR = Number.MAX_SAFE_INTEGER;
+  const filled = (max: number, keys: readonly string[]) => {
+    const cache = new VerifiedTokenCache<string>(max, FAR / 1000);
+    for (const key of keys) cache.set(key, key, FAR / 1000, 0);
+    return cache;
+  };
+
+  it('a hit on the oldest entry moves it to the newest end: the next new entry evicts another', () => {
+    const cache = filled(4, ['a', 'b', 'c', 'd']);
+    expect(cache.get('a', 1)).toBe('a');
+    cache.set('e', 'e', FAR / 1000, 1);
+    expect(cache.get('a', 1)).toBe('a');
+    expect(cache.get('b', 1)).toBeUndefined();
+    expect(cache.size).toBe(4);
+  });
+
+  it('an entry read survives at least half the capacity of new entries, whatever was read before', () => {
+    // Every order of reads and writes over a small key space: after a read, the entry
+    // is still there after max/2 new keys (it would be evicted at once if a hit never
+    // counted, as in a first-in first-out cache).
+    for (const max of [2, 3, 4, 7, 8]) {
+      for (let seed = 1; seed <= 200; seed++) {
+        let state = seed;
+        const random = () => (state = (state * 48271) % 2147483647) / 2147483647;
+        const cache = filled(max, []);
+        let fresh = 0;
+        for (let step = 0; step < 40; step++) {
+          const key = `k${String(Math.floor(random() * max * 2))}`;
+          if (random() < 0.5) cache.set(key, key, FAR / 1000, 0);
+          else cache.get(key, 0);
+        }
+        const held = [...Array(max * 2).keys()].map((i) => `k${String(i)}`);
+        const read = held.find((key) => cache.get(key, 0) !== undefined);
+        if (read === undefined) continue;
+        for (let i = 0; i < Math.floor(max / 2); i++) {
+          cache.set(`new${String(fresh++)}`, 'x', FAR / 1000, 0);
+        }
+        expect(cache.get(read, 0), `max ${String(max)}, seed ${String(seed)}`).toBe(read);
+      }
+    }
+  });
+
+  it('an expired entry is dropped when read', () => {
+    const cache = new VerifiedTokenCache<string>(4, 60);
+    cache.set('a', 'a', 10, 0);
+    expect(cache.get('a', 9_999)).toBe('a');
+    expect(cache.get('a', 10_000)).toBeUndefined();
+    expect(cache.size).toBe(0);
   });
 });
