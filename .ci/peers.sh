@@ -27,12 +27,12 @@ trap cleanup EXIT
 # @graphql-tools/schema (a test dependency) moves with utils: 10.x would keep a utils 10 of its own.
 newest=(
   graphql@^17 iron-session@^9 @graphql-tools/utils@^13 @graphql-tools/schema@^11 fastify@^5
-  @trpc/server@^11 @trpc/client@^11 jose@^6 oauth4webapi@^3 redis@^6
+  @trpc/server@^11 @trpc/client@^11 jose@^6 oauth4webapi@^3 redis@^6 'argon2@<1'
 )
 # The majors of @graphql-tools/utils between the oldest and the newest, each run with the GraphQL
 # suites in the newest set's copy.
 utils_between=(11 12)
-# Oldest: the lowest version each peerDependencies range admits (@trpc/client must equal
+# Oldest: the lowest version each peerDependencies range (and argon2's, an optional dependency) admits (@trpc/client must equal
 # @trpc/server), on Node 20, the lowest Node `engines` admits. The ranges' floors are what this
 # set found: @trpc/server 11.22.1 is the first whose ProcedureBuilder takes the error shape our
 # types pass; jose 6.2.13 the first that keeps the abort as the cause when a key-set body
@@ -43,8 +43,10 @@ utils_between=(11 12)
 oldest=(
   graphql@16.8.0 iron-session@8.0.0 @graphql-tools/utils@10.0.0 fastify@4.26.0
   @trpc/server@11.22.1 @trpc/client@11.22.1 jose@6.2.13 oauth4webapi@3.0.0 redis@6.0.0
+  argon2@0.40.1
 )
-peers=(graphql iron-session @graphql-tools/utils fastify @trpc/server jose oauth4webapi redis)
+# test/package/support-table.test.ts checks both sets against package.json's ranges.
+peers=(graphql iron-session @graphql-tools/utils fastify @trpc/server jose oauth4webapi redis argon2)
 
 # A copy of the checkout's files (not node_modules, dist or git data) in a temporary folder.
 copy_checkout() {

@@ -186,3 +186,57 @@ describe('the table parser', () => {
     );
   });
 });
+
+describe('the peers job (.ci/peers.sh)', () => {
+  /** The npm specs of a set: `name=(` … `)` in the script, quotes removed. */
+  const set = (name: string): Map<string, string> => {
+    const body = new RegExp(`^${name}=\\(([^)]*)\\)`, 'mu').exec(text('.ci/peers.sh'))?.[1];
+    if (body === undefined) throw new Error(`.ci/peers.sh has no ${name}=( … )`);
+    const specs = body
+      .split(/\s+/u)
+      .filter((word) => word !== '')
+      .map((word) => word.replaceAll("'", ''));
+    return new Map(
+      specs.map((spec) => {
+        const at = spec.indexOf('@', 1);
+        return [spec.slice(0, at), spec.slice(at + 1)];
+      }),
+    );
+  };
+  /**
+   * The lowest version a range of the forms package.json uses admits: `^a.b.c || …`
+   * (the first alternative is the lowest) or `>=a.b.c <n`. Any other form fails here,
+   * to be taught first.
+   */
+  const floorOf = (range: string): string => {
+    const first = range.split('||')[0]!.trim();
+    const found = /^(?:\^|>=)(\d+\.\d+\.\d+)(?: <\d+)?$/u.exec(first)?.[1];
+    if (found === undefined) throw new Error(`a range of an unknown form: ${range}`);
+    return found;
+  };
+  const ranges = { ...pkg.peerDependencies, ...pkg.optionalDependencies };
+
+  it('installs the lowest version of every range in the oldest set', () => {
+    const oldest = set('oldest');
+    for (const [name, range] of Object.entries(ranges)) {
+      expect(oldest.get(name), `${name} ${range}`).toBe(floorOf(range));
+    }
+  });
+
+  it('installs every peer and optional dependency in the newest set, within its range', () => {
+    const newest = set('newest');
+    for (const [name, range] of Object.entries(ranges)) {
+      const spec = newest.get(name);
+      expect(spec, name).toBeDefined();
+      // `^n` for a `… || ^n.x.y` range (its newest major), or the range's own upper bound.
+      const major = /\^(\d+)\.\d+\.\d+$/u.exec(range)?.[1];
+      const upper = /<(\d+)$/u.exec(range)?.[1];
+      expect(spec, `${name} ${range}`).toBe(major !== undefined ? `^${major}` : `<${upper ?? '?'}`);
+    }
+  });
+
+  it('prints the installed version of every one of them', () => {
+    const printed = /^peers=\(([^)]*)\)/mu.exec(text('.ci/peers.sh'))?.[1]?.split(/\s+/u);
+    expect(new Set(printed?.filter((word) => word !== ''))).toEqual(new Set(Object.keys(ranges)));
+  });
+});
