@@ -9,7 +9,8 @@ import tseslint from 'typescript-eslint';
  * Which way imports run (DESIGN.md): adapters → transform → authorization /
  * authentication → expression / password / throttle → users → stores → core. The
  * Redis stores (`redis`) implement the protocols' store interfaces and sit beside the
- * adapters; the `portcullis` command (`cli`) sits above all, and nothing imports it.
+ * adapters; the `portcullis` command (`cli`) sits above all, and nothing imports it; nor
+ * does anything import the testing kit (`testing`), which may import all but `cli`.
  * Each zone lists the folders a folder must not import from.
  */
 const src = './src';
@@ -34,6 +35,7 @@ const everyFolder = [
   ...protocols,
   ...adapters,
   'cli',
+  'testing',
 ];
 const others = (/** @type {string[]} */ allowed) =>
   everyFolder.filter((f) => !allowed.includes(f)).map((f) => `${src}/${f}`);
@@ -111,7 +113,7 @@ const zones = [
   })),
   ...adapters.map((a) => ({
     target: `${src}/${a}`,
-    from: [...adapters.filter((b) => b !== a), 'cli'].map((b) => `${src}/${b}`),
+    from: [...adapters.filter((b) => b !== a), 'cli', 'testing'].map((b) => `${src}/${b}`),
   })),
   // cli/ holds the package-wide `portcullis` command: it reads the GraphQL schema
   // checks, and nothing imports it.
@@ -119,6 +121,9 @@ const zones = [
     target: `${src}/cli`,
     from: others(['core', 'lib', 'expression', 'authorization', 'graphql', 'cli']),
   },
+  // testing/ is the testing kit (`portcullis/testing`): it may use every folder but the
+  // command, and nothing imports it.
+  { target: `${src}/testing`, from: [`${src}/cli`] },
 ];
 const outside = ['./examples', './test', './bench'];
 
@@ -186,7 +191,19 @@ const boundaries = zones.map(({ target, from }) => {
 });
 
 export default defineConfig(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tmp/**', '.bench-build/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.tmp/**',
+      '.bench-build/**',
+      // the documentation site's build output and cache, and TypeDoc's pages (npm run docs:build)
+      'docs/.vitepress/dist/**',
+      'docs/.vitepress/cache/**',
+      'docs/api/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AuthenticatedUser } from './authenticated-user.js';
+import { AuthenticatedUser } from './authenticated-user.js';
+import { User } from './user.js';
 import { AuthenticationRequiredError } from './errors.js';
 
 interface SecurityStore {
@@ -35,8 +36,31 @@ export const SecurityContext = {
     return user;
   },
 
-  /** Runs `fn` (and everything it awaits) with `user` as the current user. */
+  /**
+   * Runs `fn` (and everything it awaits) with `user` as the current user.
+   *
+   * @throws TypeError when `user` is neither an {@link AuthenticatedUser} nor `null`
+   * (a `User` of a store, a `{ username, roles }` object): `fn` does not run.
+   * Accepted, such a value would be the current user without the methods and the
+   * checks of one, and fail (or pass) later, far from the mistake.
+   */
   run<R>(user: AuthenticatedUser | null, fn: () => R): R {
+    if (user !== null && !(user instanceof AuthenticatedUser)) throw notAuthenticated(user);
     return storage.run({ user }, fn);
   },
 } as const;
+
+function notAuthenticated(value: unknown): TypeError {
+  const got =
+    value instanceof User
+      ? 'a User (an account, not an authenticated user)'
+      : value === undefined
+        ? 'undefined (pass null for an anonymous run)'
+        : typeof value === 'object'
+          ? 'a plain object'
+          : `a ${typeof value}`;
+  return new TypeError(
+    `SecurityContext.run: the user must be an AuthenticatedUser or null, got ${got}. ` +
+      "Wrap a User with AuthenticatedUser.from(user); in tests, mockUser() from 'portcullis/testing' builds one.",
+  );
+}

@@ -16,6 +16,7 @@ import node = require('portcullis/node');
 import oauth2 = require('portcullis/oauth2');
 import redis = require('portcullis/redis');
 import session = require('portcullis/session');
+import testing = require('portcullis/testing');
 import trpc = require('portcullis/trpc');
 
 const transform = new portcullis.SecurityTransform();
@@ -33,6 +34,8 @@ const api = {
   createRedisStores: redis.createRedisStores,
   session: new session.SessionConfig(),
   createProcedures: trpc.createProcedures,
+  admin: testing.mockUser('admin', { roles: ['ADMIN'] }),
+  clock: testing.manualClock(0),
 };
 
 export = { transform, user, config, api };

@@ -46,6 +46,15 @@ import {
 import { createRedisStores, type RedisStores } from 'portcullis/redis';
 import { SessionAuthenticator, SessionConfig, formLogin, formLogout } from 'portcullis/session';
 import {
+  createTrpcCallerAs,
+  executeAs,
+  manualClock,
+  mockUser,
+  sessionCookieFor,
+  testJwt,
+  type ManualClock,
+} from 'portcullis/testing';
+import {
   assertSecured,
   createProcedures,
   createTrpcContext,
@@ -154,5 +163,20 @@ export const graphqlContext = createGraphQLContext({ authenticator });
 // portcullis/redis: the stores on a node-redis client.
 const stores: RedisStores = createRedisStores({ client: createClient(), prefix: 'consumer:' });
 export const redisTokens = new JwtTokenService(jwtConfig, { store: stores.refreshTokens });
+
+// portcullis/testing: a user, a caller, an operation and credentials, as tests write them.
+const admin: AuthenticatedUser = mockUser('admin', {
+  roles: ['ADMIN'],
+  authorities: ['users:write'],
+});
+const clock: ManualClock = manualClock();
+export const dashboard: Promise<string> = createTrpcCallerAs(appRouter, admin).admin();
+export const anonymousHealth: Promise<string> = createTrpcCallerAs(appRouter, null).health();
+export const profileAsAdmin = executeAs({ schema, source: '{ profile }', user: admin });
+export const bearer: Promise<string> = testJwt({ issuer: 'consumer', clock }).then((kit) =>
+  kit.bearerFor(admin),
+);
+export const cookie: Promise<string> = sessionCookieFor(admin, sessions);
+clock.advance('16m');
 
 export { found, schema };
