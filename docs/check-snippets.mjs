@@ -1,0 +1,165 @@
+// The documentation's snippet check: every ```ts / ```typescript block of docs/**/*.md
+// (the generated docs/api/ aside) is written as a module of its own into .tmp/docs-snippets/
+// and all of them are type-checked in one `tsc` program (strict, module nodenext,
+// `types: ["node"]`) against the package as it is built: the declarations that
+// tsconfig.build.json emits from src/, under node_modules/portcullis/ with the package's own
+// package.json, so that `portcullis` and `portcullis/<subpath>` resolve through its `exports`
+// as they do for a user. Other packages (express, jose, …) resolve from the checkout's
+// node_modules.
+//
+// Conventions, as twoslash's: the lines of a block before a `// ---cut---` line are compiled
+// but not shown (docs/.vitepress/config.mts drops them from the page); a block whose info
+// string says `no-check` (```ts no-check) is skipped. Errors are reported as page:line.
+//
+// node docs/check-snippets.mjs [--keep]   (exit 1 on any error; --keep leaves the folder)
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const docs = join(root, 'docs');
+const work = join(root, '.tmp', 'docs-snippets');
+const tsc = join(root, 'node_modules', 'typescript', 'lib', 'tsc.js');
+const started = Date.now();
+
+/** The Markdown pages under docs/, without the generated API reference and VitePress's folders. */
+function pages(dir = docs) {
+  /** @type {string[]} */
+  const found = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (path === join(docs, 'api') || entry.name.startsWith('.') || entry.name === 'node_modules')
+        continue;
+      found.push(...pages(path));
+    } else if (entry.name.endsWith('.md')) {
+      found.push(path);
+    }
+  }
+  return found.sort();
+}
+
+/**
+ * The TypeScript blocks of one page: the page, the line (1-based) of the block's first
+ * content line, its content (the fence's indentation removed), and whether it is skipped.
+ * @param {string} page
+ */
+function snippets(page) {
+  const lines = readFileSync(page, 'utf8').split(/\r?\n/u);
+  /** @type {{ page: string, line: number, code: string, skip: boolean }[]} */
+  const found = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)(`{3,}|~{3,})\s*(\S*)(.*)$/u.exec(lines[i] ?? '');
+    if (!open) continue;
+    const [, indent = '', fence = '', lang = '', rest = ''] = open;
+    const close = new RegExp(`^\\s*${fence[0] === '`' ? '`' : '~'}{${fence.length},}\\s*$`, 'u');
+    const body = [];
+    let j = i + 1;
+    for (; j < lines.length && !close.test(lines[j] ?? ''); j++) {
+      const text = lines[j] ?? '';
+      body.push(text.startsWith(indent) ? text.slice(indent.length) : text.trimStart());
+    }
+    if (lang === 'ts' || lang === 'typescript') {
+      found.push({
+        page,
+        line: i + 2,
+        code: body.join('\n'),
+        skip: rest.split(/\s+/u).includes('no-check'),
+      });
+    }
+    i = j;
+  }
+  return found;
+}
+
+rmSync(work, { recursive: true, force: true });
+const pkgDir = join(work, 'node_modules', 'portcullis');
+mkdirSync(pkgDir, { recursive: true });
+// Not named portcullis: the snippets must reach the package through node_modules, as a
+// user's code does, not through a self-reference to the checkout.
+writeFileSync(
+  join(work, 'package.json'),
+  JSON.stringify({ name: 'docs-snippets', private: true, type: 'module' }),
+);
+copyFileSync(join(root, 'package.json'), join(pkgDir, 'package.json'));
+execFileSync(
+  process.execPath,
+  [
+    tsc,
+    '-p',
+    join(root, 'tsconfig.build.json'),
+    '--emitDeclarationOnly',
+    '--declarationMap',
+    'false',
+    '--outDir',
+    join(pkgDir, 'dist'),
+  ],
+  { cwd: root, stdio: 'inherit' },
+);
+
+/** @type {Map<string, { page: string, line: number }>} */
+const origin = new Map();
+let checked = 0;
+let skipped = 0;
+const all = pages().flatMap(snippets);
+for (const snippet of all) {
+  if (snippet.skip) {
+    skipped++;
+    continue;
+  }
+  const name = `${relative(docs, snippet.page).replace(/\.md$/u, '').replaceAll(/[\\/]/gu, '__')}_L${snippet.line}.ts`;
+  origin.set(name, snippet);
+  // `export {}` makes every block a module of its own (no clash of top-level names); at the
+  // end, so that a snippet's line n is line n of its file.
+  writeFileSync(join(work, name), `${snippet.code}\nexport {};\n`);
+  checked++;
+}
+writeFileSync(
+  join(work, 'tsconfig.json'),
+  JSON.stringify(
+    {
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        lib: ['ES2023'],
+        types: ['node'],
+        strict: true,
+        skipLibCheck: true,
+        noEmit: true,
+        noUnusedLocals: false,
+      },
+      include: ['*.ts'],
+    },
+    null,
+    2,
+  ),
+);
+
+const result = spawnSync(
+  process.execPath,
+  [tsc, '-p', join(work, 'tsconfig.json'), '--pretty', 'false'],
+  { cwd: work, encoding: 'utf8' },
+);
+const output = `${result.stdout}${result.stderr}`.trim();
+let errors = 0;
+for (const raw of output.split('\n')) {
+  const match = /^(.+?\.ts)\((\d+),(\d+)\): (error .*)$/u.exec(raw);
+  const at = match ? origin.get(match[1] ?? '') : undefined;
+  if (match && at) {
+    errors++;
+    const line = at.line + Number(match[2]) - 1;
+    console.error(`${relative(root, at.page)}:${line}:${match[3]}: ${match[4]}`);
+  } else if (raw.trim() !== '') {
+    if (/error TS/u.test(raw)) errors++;
+    console.error(raw);
+  }
+}
+const pageCount = new Set(all.map((s) => s.page)).size;
+const seconds = ((Date.now() - started) / 1000).toFixed(1);
+console.log(
+  `docs snippets: ${checked} checked, ${skipped} skipped (no-check), from ${pageCount} pages; ${errors} errors (${seconds}s)`,
+);
+if (!process.argv.includes('--keep') && errors === 0)
+  rmSync(work, { recursive: true, force: true });
+if (errors > 0 || result.status !== 0) process.exit(1);
