@@ -57,9 +57,12 @@ export async function benchGraphqlInProcess(options: {
   rounds?: number;
   calls?: number;
   warmupCalls?: number;
+  slices?: number;
 }): Promise<InProcessResult> {
-  // A query costs some 25 times a tRPC call: 600 a row keep two Node versions near 2.5 minutes.
-  const { runtimes, rounds = 21, calls = 600, warmupCalls = 1500 } = options;
+  // A query costs some 25 times a tRPC call: 600 a row keep two Node versions near 2.5
+  // minutes; in slices of 60, so that the rows of a round run within a second of each
+  // other (the difference of two rows is a few per cent of either).
+  const { runtimes, rounds = 21, calls = 600, warmupCalls = 1500, slices = 10 } = options;
   const secret = randomBytes(32).toString('base64url');
   const user = new User('alice', '').withRoles(['USER']).withAuthorities(['posts:read']);
   const env = {
@@ -74,7 +77,7 @@ export async function benchGraphqlInProcess(options: {
       rows: GRAPHQL_IN_PROCESS_ROWS,
       env,
     },
-    { runtimes, rounds, calls, warmupCalls },
+    { runtimes, rounds, calls, warmupCalls, slices },
   );
 }
 
@@ -104,7 +107,8 @@ export function printGraphqlInProcess(result: InProcessResult): void {
       `per Node version\n\n` +
       `One query of ${FIELDS} fields, ${PROTECTED.length} protected, POSTed as JSON in a new ` +
       `\`Request\` per query, the \`Response\` body read; ${String(result.rounds)} interleaved ` +
-      `rounds of ${fmt(result.calls)} sequential queries per row; CPU µs per query, median and ` +
+      `rounds of ${fmt(result.calls)} sequential queries per row (in ${String(result.slices)} ` +
+      `slices, the rows taking turns); CPU µs per query, median and ` +
       `interquartile range; "vs (a)" is the median of the per-round ratios to (a) of the same ` +
       `Node, with their IQR. The directives run each protected field's resolver in ` +
       `\`SecurityContext\` (AsyncLocalStorage): (b) runs in a second process, whose tax (on ` +

@@ -199,6 +199,8 @@ export interface InProcessRuntime {
 export interface InProcessResult {
   readonly rounds: number;
   readonly calls: number;
+  /** The asks each round's calls of a row were split into. */
+  readonly slices: number;
   readonly runtimes: InProcessRuntime[];
 }
 
@@ -229,18 +231,23 @@ export async function benchInProcess(
     rounds?: number;
     calls?: number;
     warmupCalls?: number;
+    /**
+     * Each round's calls of a row in this many asks, every row's slice s after the
+     * others' slice s − 1 (the order rotating each slice): the rows of one round then
+     * share the machine's state even when a round lasts seconds. 1 by default.
+     */
+    slices?: number;
   },
 ): Promise<InProcessResult> {
-  const { runtimes, rounds = 21, calls = 1500, warmupCalls = 3000 } = options;
+  const { runtimes, rounds = 21, calls = 1500, warmupCalls = 3000, slices = 1 } = options;
+  if (!Number.isInteger(calls / slices)) throw new Error(`${calls} calls in ${slices} slices`);
   const modes = [...new Set(bench.rows.map(([, mode]) => mode))];
   const children: Child[] = [];
   try {
     const processes = new Map<string, Child>();
     for (const runtime of runtimes) {
       for (const mode of modes) {
-        const child = await startChild(runtime, bench.script, bench.label, mode, {
-          ...bench.env,
-        });
+        const child = await startChild(runtime, bench.script, bench.label, mode, { ...bench.env });
         children.push(child);
         processes.set(`${runtime.major}/${mode}`, child);
       }
@@ -258,18 +265,27 @@ export async function benchInProcess(
     const wall = new Map<string, number[]>();
     const keyOf = (major: string, name: string) => `${major}\u0000${name}`;
     for (let round = 0; round < rounds; round++) {
-      const start = round % tasks.length;
-      for (const task of [...tasks.slice(start), ...tasks.slice(0, start)]) {
-        const result = await task.child.ask(task.id, calls);
-        const key = keyOf(task.major, task.name);
-        (cpu.get(key) ?? cpu.set(key, []).get(key)!).push(result.cpu);
-        (wall.get(key) ?? wall.set(key, []).get(key)!).push(result.wall);
+      const sums = new Map<string, { cpu: number; wall: number }>();
+      for (let slice = 0; slice < slices; slice++) {
+        const start = (round * slices + slice) % tasks.length;
+        for (const task of [...tasks.slice(start), ...tasks.slice(0, start)]) {
+          const result = await task.child.ask(task.id, calls / slices);
+          const key = keyOf(task.major, task.name);
+          const sum = sums.get(key) ?? sums.set(key, { cpu: 0, wall: 0 }).get(key)!;
+          sum.cpu += result.cpu / slices;
+          sum.wall += result.wall / slices;
+        }
+      }
+      for (const [key, sum] of sums) {
+        (cpu.get(key) ?? cpu.set(key, []).get(key)!).push(sum.cpu);
+        (wall.get(key) ?? wall.set(key, []).get(key)!).push(sum.wall);
       }
     }
     const baseline = bench.baseline ?? bench.rows[0]![0];
     return {
       rounds,
       calls,
+      slices,
       runtimes: runtimes.map((runtime) => {
         const base = cpu.get(keyOf(runtime.major, baseline))!;
         const first = processes.get(`${runtime.major}/${modes[0]!}`)!;
