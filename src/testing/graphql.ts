@@ -2,7 +2,7 @@ import type { DocumentNode, ExecutionResult, GraphQLSchema } from 'graphql';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
 import type { GraphQLUserContext } from '../graphql/context.js';
-import { fixedUser, testRequest } from './fixed-user.js';
+import { fixedUser, testRequest, type TestRequest } from './fixed-user.js';
 import { refuseInProduction } from './production.js';
 import { requireUserOrNull } from './user-check.js';
 
@@ -25,8 +25,11 @@ export interface ExecuteAsArgs {
    */
   readonly contextValue?:
     Readonly<Record<string, unknown>> | ((security: GraphQLUserContext) => unknown);
-  /** The request the context is made from. @defaultValue `POST http://localhost/graphql` */
-  readonly request?: Request;
+  /**
+   * The request the context is made from, a Fetch `Request` or a node request.
+   * @defaultValue a node-style `POST /graphql` from `127.0.0.1`
+   */
+  readonly request?: TestRequest;
 }
 
 /**

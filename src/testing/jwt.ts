@@ -69,7 +69,7 @@ export async function testJwt(
   }
   const authenticator = new Authenticator(resolved, options);
   const settings = authenticator.settings;
-  const tokenFor = (user: AuthenticatedUser | User, token: TestTokenOptions = {}) => {
+  const tokenFor = async (user: AuthenticatedUser | User, token: TestTokenOptions = {}) => {
     const { claims, expiresInSeconds } = token;
     if (claims === undefined && expiresInSeconds === undefined) {
       return authenticator.generateToken(asUser(user));

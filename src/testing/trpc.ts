@@ -1,9 +1,8 @@
 import type { AnyTRPCRouter, inferRouterContext } from '@trpc/server';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
-import type { SecurityEvents } from '../core/events.js';
 import type { UserContext } from '../trpc/types.js';
-import { fixedUser, testRequest } from './fixed-user.js';
+import { fixedUser, testRequest, type TestRequest } from './fixed-user.js';
 import { requireUserOrNull } from './user-check.js';
 import { refuseInProduction } from './production.js';
 
@@ -21,13 +20,12 @@ export interface TrpcCallerOptions<R extends AnyTRPCRouter> {
     | TrpcExtraContext<R>
     | ((security: UserContext) => inferRouterContext<R> | Promise<inferRouterContext<R>>);
   /**
-   * The request the context is made from (its headers and client address reach
-   * `rateLimited(… by: 'address')` and the denial events).
-   * @defaultValue `POST http://localhost/trpc`
+   * The request the context is made from, a Fetch `Request` or a node request (its
+   * headers and client address reach `rateLimited(… by: 'address')` and the denial
+   * events; a Fetch `Request` has no address).
+   * @defaultValue a node-style `POST /trpc` from `127.0.0.1`
    */
-  readonly request?: Request;
-  /** Where the denials' `access-denied` events go. @defaultValue `securityEvents` */
-  readonly events?: SecurityEvents;
+  readonly request?: TestRequest;
   /**
    * Call a router with procedures that carry no guard, as
    * `createTrpcContext({ dangerouslyAllowUnguardedProcedures: true })` serves it.
@@ -73,14 +71,14 @@ export function createTrpcCallerAs<R extends AnyTRPCRouter>(
   if (typeof (router as Partial<AnyTRPCRouter> | null)?.createCaller !== 'function') {
     throw new ConfigurationError('router', 'must be a tRPC router (t.router({ ... }))');
   }
-  const { context, request, events, dangerouslyAllowUnguardedProcedures = false } = options;
+  const { context, request, dangerouslyAllowUnguardedProcedures = false } = options;
   if (context !== undefined && typeof context !== 'function' && 'user' in context) {
     throw new ConfigurationError(
       'context',
       'must not hold user: the caller acts as the user given to createTrpcCallerAs',
     );
   }
-  let factory: Promise<(req: Request) => Promise<UserContext>> | undefined;
+  let factory: Promise<(req: TestRequest) => Promise<UserContext>> | undefined;
   const makeFactory = async () => {
     const { createTrpcContext } = await import('../trpc/context.js');
     return createTrpcContext({
@@ -90,12 +88,11 @@ export function createTrpcCallerAs<R extends AnyTRPCRouter>(
       ...(dangerouslyAllowUnguardedProcedures
         ? { dangerouslyAllowUnguardedProcedures: true }
         : { router }),
-      ...(events === undefined ? {} : { events }),
     });
   };
   const createContext = async (): Promise<inferRouterContext<R>> => {
     // The router is checked once, on the first call (createTrpcContext with `router`).
-    factory ??= makeFactory().then((make) => (req: Request) => make({ req }));
+    factory ??= makeFactory().then((make) => (req: TestRequest) => make({ req }));
     const security = await (await factory)(request ?? testRequest('/trpc'));
     if (typeof context === 'function') return context(security);
     return { ...security, ...(context ?? {}) };
