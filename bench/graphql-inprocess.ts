@@ -58,11 +58,14 @@ export async function benchGraphqlInProcess(options: {
   calls?: number;
   warmupCalls?: number;
   slices?: number;
+  instances?: number;
 }): Promise<InProcessResult> {
   // A query costs some 25 times a tRPC call: 600 a row keep two Node versions near 2.5
-  // minutes; in slices of 60, so that the rows of a round run within a second of each
-  // other (the difference of two rows is a few per cent of either).
-  const { runtimes, rounds = 21, calls = 600, warmupCalls = 1500, slices = 10 } = options;
+  // minutes; in slices, so that the rows of a round run within a second of each other
+  // (the difference of two rows is a few per cent of either), over 4 processes of
+  // each mode (one process's JIT can move a row by more than that difference).
+  const { runtimes, rounds = 21, calls = 600, warmupCalls = 1500 } = options;
+  const { slices = 5, instances = 4 } = options;
   const secret = randomBytes(32).toString('base64url');
   const user = new User('alice', '').withRoles(['USER']).withAuthorities(['posts:read']);
   const env = {
@@ -77,7 +80,7 @@ export async function benchGraphqlInProcess(options: {
       rows: GRAPHQL_IN_PROCESS_ROWS,
       env,
     },
-    { runtimes, rounds, calls, warmupCalls, slices },
+    { runtimes, rounds, calls, warmupCalls, slices, instances },
   );
 }
 
@@ -108,7 +111,8 @@ export function printGraphqlInProcess(result: InProcessResult): void {
       `One query of ${FIELDS} fields, ${PROTECTED.length} protected, POSTed as JSON in a new ` +
       `\`Request\` per query, the \`Response\` body read; ${String(result.rounds)} interleaved ` +
       `rounds of ${fmt(result.calls)} sequential queries per row (in ${String(result.slices)} ` +
-      `slices, the rows taking turns); CPU µs per query, median and ` +
+      `slices, the rows taking turns, in each of ${String(result.instances)} processes of ` +
+      `each kind, which the row's figure averages); CPU µs per query, median and ` +
       `interquartile range; "vs (a)" is the median of the per-round ratios to (a) of the same ` +
       `Node, with their IQR. The directives run each protected field's resolver in ` +
       `\`SecurityContext\` (AsyncLocalStorage): (b) runs in a second process, whose tax (on ` +

@@ -199,8 +199,10 @@ export interface InProcessRuntime {
 export interface InProcessResult {
   readonly rounds: number;
   readonly calls: number;
-  /** The asks each round's calls of a row were split into. */
+  /** The asks each round's calls of a row were split into, per process. */
   readonly slices: number;
+  /** The processes of each mode per runtime. */
+  readonly instances: number;
   readonly runtimes: InProcessRuntime[];
 }
 
@@ -237,28 +239,42 @@ export async function benchInProcess(
      * share the machine's state even when a round lasts seconds. 1 by default.
      */
     slices?: number;
+    /**
+     * Processes of each mode per runtime, the calls of a slice shared among them: a
+     * process's own state (what its JIT made of the code) can move a row by more
+     * than the difference measured, so a row is the mean of several. 1 by default.
+     */
+    instances?: number;
   },
 ): Promise<InProcessResult> {
-  const { runtimes, rounds = 21, calls = 1500, warmupCalls = 3000, slices = 1 } = options;
-  if (!Number.isInteger(calls / slices)) throw new Error(`${calls} calls in ${slices} slices`);
+  const { runtimes, rounds = 21, calls = 1500, warmupCalls = 3000 } = options;
+  const { slices = 1, instances = 1 } = options;
+  const share = slices * instances;
+  if (!Number.isInteger(calls / share)) throw new Error(`${calls} calls in ${share} asks`);
   const modes = [...new Set(bench.rows.map(([, mode]) => mode))];
   const children: Child[] = [];
   try {
     const processes = new Map<string, Child>();
     for (const runtime of runtimes) {
       for (const mode of modes) {
-        const child = await startChild(runtime, bench.script, bench.label, mode, { ...bench.env });
-        children.push(child);
-        processes.set(`${runtime.major}/${mode}`, child);
+        for (let instance = 0; instance < instances; instance++) {
+          const child = await startChild(runtime, bench.script, bench.label, mode, {
+            ...bench.env,
+          });
+          children.push(child);
+          processes.set(`${runtime.major}/${mode}/${String(instance)}`, child);
+        }
       }
     }
     const tasks = runtimes.flatMap((runtime) =>
-      bench.rows.map(([name, mode, id]) => ({
-        major: runtime.major,
-        name,
-        id,
-        child: processes.get(`${runtime.major}/${mode}`)!,
-      })),
+      bench.rows.flatMap(([name, mode, id]) =>
+        Array.from({ length: instances }, (_, instance) => ({
+          major: runtime.major,
+          name,
+          id,
+          child: processes.get(`${runtime.major}/${mode}/${String(instance)}`)!,
+        })),
+      ),
     );
     for (const task of tasks) await task.child.ask(task.id, warmupCalls);
     const cpu = new Map<string, number[]>();
@@ -269,11 +285,11 @@ export async function benchInProcess(
       for (let slice = 0; slice < slices; slice++) {
         const start = (round * slices + slice) % tasks.length;
         for (const task of [...tasks.slice(start), ...tasks.slice(0, start)]) {
-          const result = await task.child.ask(task.id, calls / slices);
+          const result = await task.child.ask(task.id, calls / share);
           const key = keyOf(task.major, task.name);
           const sum = sums.get(key) ?? sums.set(key, { cpu: 0, wall: 0 }).get(key)!;
-          sum.cpu += result.cpu / slices;
-          sum.wall += result.wall / slices;
+          sum.cpu += result.cpu / share;
+          sum.wall += result.wall / share;
         }
       }
       for (const [key, sum] of sums) {
@@ -286,9 +302,10 @@ export async function benchInProcess(
       rounds,
       calls,
       slices,
+      instances,
       runtimes: runtimes.map((runtime) => {
         const base = cpu.get(keyOf(runtime.major, baseline))!;
-        const first = processes.get(`${runtime.major}/${modes[0]!}`)!;
+        const first = processes.get(`${runtime.major}/${modes[0]!}/0`)!;
         return {
           major: runtime.major,
           version: first.version,
