@@ -2,7 +2,8 @@
  * The testing kit (`portcullis/testing`), as `spring-security-test` is for Spring:
  * an authenticated user in one call (`mockUser`), code run as that user (`runAs`), a
  * tRPC caller (`createTrpcCallerAs`) and a GraphQL operation (`executeAs`) as that user
- * through the production context factories, test tokens and session cookies made by
+ * through the production context factories, a Fetch or node handler as that user
+ * (`fetchHandlerAs`, `nodeHandlerAs`), test tokens and session cookies made by
  * the real `JwtAuthenticator` and `SessionAuthenticator` (`testJwt`,
  * `sessionCookieFor`, `sessionFor`), and a clock moved by hand (`manualClock`).
  *
@@ -14,6 +15,7 @@
  */
 export { manualClock, type ManualClock } from './clock.js';
 export { executeAs, type ExecuteAsArgs } from './graphql.js';
+export { fetchHandlerAs, nodeHandlerAs } from './handlers.js';
 export { testJwt, type TestJwt, type TestTokenOptions } from './jwt.js';
 export { mockUser, runAs, type MockUserOptions } from './mock-user.js';
 export { sessionCookieFor, sessionFor, type TestSession } from './session.js';
