@@ -10,7 +10,7 @@ const CUT = /^[ \t]*\/\/ ---cut---[ \t]*\r?\n/mu;
 
 /**
  * Hides what a TypeScript block holds above its `// ---cut---` line and drops the
- * `no-check` flag from its info string, before any fence is rendered or indexed for search.
+ * `no-check` and `expect-error` flags from its info string, before any fence is rendered or indexed for search.
  */
 function snippetConventions(md: MarkdownRenderer): void {
   md.core.ruler.push('portcullis-snippets', (state) => {
@@ -18,7 +18,10 @@ function snippetConventions(md: MarkdownRenderer): void {
       if (token.type !== 'fence') continue;
       const [lang = '', ...rest] = token.info.trim().split(/\s+/u);
       if (lang !== 'ts' && lang !== 'typescript') continue;
-      token.info = [lang, ...rest.filter((word) => word !== 'no-check')].join(' ');
+      token.info = [
+        lang,
+        ...rest.filter((word) => word !== 'no-check' && word !== 'expect-error'),
+      ].join(' ');
       const cut = CUT.exec(token.content);
       if (cut) token.content = token.content.slice(cut.index + cut[0].length);
     }
