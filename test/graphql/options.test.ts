@@ -239,7 +239,8 @@ describe('denial errors and events', () => {
         type: 'access-denied',
         username: 'alice',
         rule: "Query.admin → hasRole('ADMIN')",
-        request: { method: 'GRAPHQL', path: 'Query.admin', clientAddress: undefined },
+        // The client's address: run() makes the context as createGraphQLContext does for a request.
+        request: { method: 'GRAPHQL', path: 'Query.admin', clientAddress: '127.0.0.1' },
       },
       expect.objectContaining({ type: 'access-denied', username: null }),
     ]);

@@ -1,20 +1,17 @@
 /** In-process helpers for the directive tests: build, transform, execute. */
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { IResolvers } from '@graphql-tools/utils';
-import { graphql, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import { AuthenticatedUser, User } from '../../src/index.js';
+import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import type { AuthenticatedUser } from '../../src/index.js';
 import { securityDirectives, type SecurityDirectivesOptions } from '../../src/graphql/index.js';
+import { executeAs, mockUser } from '../../src/testing/index.js';
 
-/** A user with roles and authorities. */
-export function userWith(
+/** A user with roles and authorities (none by default). */
+export const userWith = (
   username: string,
   roles: readonly string[] = [],
   authorities: readonly string[] = [],
-): AuthenticatedUser {
-  return AuthenticatedUser.from(
-    new User(username, 'unused').withRoles(roles).withAuthorities(authorities),
-  );
-}
+): AuthenticatedUser => mockUser(username, { roles, authorities });
 
 export const ALICE = userWith('alice', ['USER'], ['posts:read']);
 export const WRITER = userWith('writer', ['USER'], ['posts:read', 'posts:write']);
@@ -36,20 +33,14 @@ export function secureSchema(
   return transformer(makeExecutableSchema({ typeDefs: [typeDefs, sdl], resolvers }));
 }
 
-/** Runs an operation as `user` (the default `context.user`). */
-export async function run(
+/** Runs an operation as `user`, with the context `createGraphQLContext` builds for it. */
+export const run = (
   schema: GraphQLSchema,
   source: string,
   user: AuthenticatedUser | null,
   variableValues?: Record<string, unknown>,
-): Promise<ExecutionResult> {
-  return graphql({
-    schema,
-    source,
-    contextValue: { user },
-    variableValues: variableValues ?? null,
-  });
-}
+): Promise<ExecutionResult> =>
+  executeAs({ schema, source, user, ...(variableValues ? { variableValues } : {}) });
 
 /** The error code at each error path, as `path → code`. */
 export function denials(result: ExecutionResult): Record<string, unknown> {
