@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { initTRPC } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
-import { AuthenticatedUser, SecurityContext, User } from '../../src/index.js';
+import { SecurityContext } from '../../src/index.js';
 import {
   authenticated,
   createGuards,
@@ -12,6 +12,7 @@ import {
   type SecurityMeta,
   type UserContext,
 } from '../../src/trpc/index.js';
+import { createTrpcCallerAs, mockUser } from '../../src/testing/index.js';
 
 /**
  * README (tRPC, `securityContext`) and CHANGELOG (Runtimes and peers): the guards fill
@@ -24,7 +25,7 @@ const storage =
     ? 'promise hooks'
     : 'AsyncContextFrame';
 
-const alice = AuthenticatedUser.from(new User('alice', '', ['USER']));
+const alice = mockUser('alice');
 const seen = () => SecurityContext.getUser()?.username ?? 'nobody';
 
 describe(`the default securityContext on Node ${process.version} (AsyncLocalStorage on ${storage})`, () => {
@@ -43,7 +44,7 @@ describe(`the default securityContext on Node ${process.version} (AsyncLocalStor
         .query(seen),
       procedure: protectedProcedure.query(seen),
     });
-    const caller = router.createCaller({ user: alice });
+    const caller = createTrpcCallerAs(router, alice); // the context createTrpcContext builds
     const answers = await Promise.all([
       caller.secured(),
       caller.authenticated(),
@@ -62,6 +63,6 @@ describe(`the default securityContext on Node ${process.version} (AsyncLocalStor
     const router = t.router({
       lean: t.procedure.use(createGuards({ securityContext: false }).secured('USER')).query(seen),
     });
-    expect(await router.createCaller({ user: alice }).lean()).toBe('nobody');
+    expect(await createTrpcCallerAs(router, alice).lean()).toBe('nobody');
   });
 });

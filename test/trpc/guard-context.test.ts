@@ -1,6 +1,6 @@
 import { initTRPC } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
-import { AuthenticatedUser, User } from '../../src/index.js';
+import { AuthenticatedUser } from '../../src/index.js';
 import {
   createGuards,
   permitAll,
@@ -9,8 +9,9 @@ import {
   type SecurityMeta,
   type UserContext,
 } from '../../src/trpc/index.js';
+import { mockUser } from '../../src/testing/index.js';
 
-const alice = AuthenticatedUser.from(new User('alice', '', ['USER']));
+const alice = mockUser('alice');
 
 describe('the context after a guard', () => {
   const t = initTRPC.context<UserContext>().meta<SecurityMeta>().create();

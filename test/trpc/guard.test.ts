@@ -2,19 +2,18 @@ import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import {
   AccessDeniedError,
-  AuthenticatedUser,
   AuthenticationRequiredError,
   compileExpression,
   SecurityContext,
   SecurityEvents,
-  User,
   type CompiledExpression,
 } from '../../src/index.js';
 import { createGuards, permitAll, preAuthorize } from '../../src/trpc/index.js';
+import { mockUser } from '../../src/testing/index.js';
 import { t } from './fixture.js';
 
-const alice = AuthenticatedUser.from(new User('alice', '', ['USER']));
-const admin = AuthenticatedUser.from(new User('root', '', ['ADMIN']));
+const alice = mockUser('alice');
+const admin = mockUser('root', { roles: ['ADMIN'] });
 
 async function errorOf(call: Promise<unknown>): Promise<TRPCError> {
   try {
