@@ -1,6 +1,7 @@
 import type { DocumentNode, ExecutionResult, GraphQLSchema } from 'graphql';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
+import { rejectUnknownOptions } from '../core/validate.js';
 import type { GraphQLUserContext } from '../graphql/context.js';
 import { fixedUser, testRequest, type TestRequest } from './fixed-user.js';
 import { refuseInProduction } from './production.js';
@@ -32,6 +33,18 @@ export interface ExecuteAsArgs {
   readonly request?: TestRequest;
 }
 
+const EXECUTE_ARGS = [
+  'schema',
+  'source',
+  'document',
+  'variableValues',
+  'operationName',
+  'rootValue',
+  'user',
+  'contextValue',
+  'request',
+];
+
 /**
  * Runs a GraphQL operation as `user` (`null`: anonymous), as a server does: the text
  * is parsed and validated against the schema (a validation error is returned, not
@@ -53,6 +66,7 @@ export interface ExecuteAsArgs {
 export async function executeAs(args: ExecuteAsArgs): Promise<ExecutionResult> {
   refuseInProduction('executeAs');
   requireUserOrNull('executeAs', args.user);
+  rejectUnknownOptions('executeAs', args, EXECUTE_ARGS, { aliases: { query: 'source' } });
   const { schema, source, document, contextValue } = args;
   if ((source === undefined) === (document === undefined)) {
     throw new ConfigurationError('executeAs', 'takes exactly one of source and document');

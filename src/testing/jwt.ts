@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
 import { User } from '../core/user.js';
+import { rejectUnknownOptions } from '../core/validate.js';
 import type { JwtAuthenticatorOptions } from '../jwt/authenticator-options.js';
 import type { JwtAuthenticator } from '../jwt/authenticator.js';
 import type { JwtConfig, JwtConfigOptions } from '../jwt/config.js';
@@ -70,6 +71,9 @@ export async function testJwt(
   const authenticator = new Authenticator(resolved, options);
   const settings = authenticator.settings;
   const tokenFor = async (user: AuthenticatedUser | User, token: TestTokenOptions = {}) => {
+    rejectUnknownOptions('tokenFor', token, ['claims', 'expiresInSeconds'], {
+      aliases: { claim: 'claims', ttl: 'expiresInSeconds', expirationSeconds: 'expiresInSeconds' },
+    });
     const { claims, expiresInSeconds } = token;
     if (claims === undefined && expiresInSeconds === undefined) {
       return authenticator.generateToken(asUser(user));

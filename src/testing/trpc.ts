@@ -1,6 +1,7 @@
 import type { AnyTRPCRouter, inferRouterContext } from '@trpc/server';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
+import { rejectUnknownOptions } from '../core/validate.js';
 import type { UserContext } from '../trpc/types.js';
 import { fixedUser, testRequest, type TestRequest } from './fixed-user.js';
 import { requireUserOrNull } from './user-check.js';
@@ -33,6 +34,8 @@ export interface TrpcCallerOptions<R extends AnyTRPCRouter> {
    */
   readonly dangerouslyAllowUnguardedProcedures?: boolean;
 }
+
+const CALLER_OPTIONS = ['context', 'request', 'dangerouslyAllowUnguardedProcedures'];
 
 /** The caller of a router: `router.createCaller(ctx)`'s type. */
 export type TrpcCaller<R extends AnyTRPCRouter> = ReturnType<R['createCaller']>;
@@ -71,6 +74,9 @@ export function createTrpcCallerAs<R extends AnyTRPCRouter>(
   if (typeof (router as Partial<AnyTRPCRouter> | null)?.createCaller !== 'function') {
     throw new ConfigurationError('router', 'must be a tRPC router (t.router({ ... }))');
   }
+  rejectUnknownOptions('createTrpcCallerAs', options, CALLER_OPTIONS, {
+    aliases: { ctx: 'context', req: 'request' },
+  });
   const { context, request, dangerouslyAllowUnguardedProcedures = false } = options;
   if (context !== undefined && typeof context !== 'function' && 'user' in context) {
     throw new ConfigurationError(

@@ -86,6 +86,9 @@ describe('testJwt', () => {
     expect(claims).toMatchObject({ sub: 'carol', roles: ['USER'], tenant: 't1', iss: 'app' });
     expect(claims.exp - (claims.iat as number)).toBe(60);
     await expect(jwt.tokenFor(admin, { claims: { sub: 'mallory' } })).rejects.toThrow(/sub/u);
+    await expect(jwt.tokenFor(admin, { ttl: 60 } as never)).rejects.toThrow(
+      /did you mean "expiresInSeconds"/u,
+    );
   });
 
   it('expires a token when the manual clock passes its lifetime and the leeway', async () => {

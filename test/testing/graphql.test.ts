@@ -117,5 +117,8 @@ describe('executeAs', () => {
     await expect(
       executeAs({ schema, source: '{ me }', user, contextValue: { user: admin } }),
     ).rejects.toThrow(/must not hold user/u);
+    await expect(executeAs({ schema, query: '{ me }', user } as never)).rejects.toThrow(
+      /did you mean "source"/u,
+    );
   });
 });

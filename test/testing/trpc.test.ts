@@ -113,5 +113,8 @@ describe('createTrpcCallerAs', () => {
     expect(() =>
       createTrpcCallerAs(router, null, { context: { db, user: admin } as never }),
     ).toThrow(/must not hold user/u);
+    expect(() => createTrpcCallerAs(router, null, { ctx: { db } } as never)).toThrow(
+      /did you mean "context"/u,
+    );
   });
 });
