@@ -60,12 +60,12 @@ export async function benchGraphqlInProcess(options: {
   slices?: number;
   instances?: number;
 }): Promise<InProcessResult> {
-  // A query costs some 25 times a tRPC call: 600 a row keep two Node versions near 2.5
+  // A query costs some 25 times a tRPC call: 600 a row keep two Node versions near 3
   // minutes; in slices, so that the rows of a round run within a second of each other
-  // (the difference of two rows is a few per cent of either), over 4 processes of
-  // each mode (one process's JIT can move a row by more than that difference).
+  // (the difference of two rows is a few per cent of either), over 2 processes of
+  // each mode.
   const { runtimes, rounds = 21, calls = 600, warmupCalls = 1500 } = options;
-  const { slices = 5, instances = 4 } = options;
+  const { slices = 5, instances = 2 } = options;
   const secret = randomBytes(32).toString('base64url');
   const user = new User('alice', '').withRoles(['USER']).withAuthorities(['posts:read']);
   const env = {
@@ -79,6 +79,11 @@ export async function benchGraphqlInProcess(options: {
       label: 'GraphQL bench child',
       rows: GRAPHQL_IN_PROCESS_ROWS,
       env,
+      // The young generation at its full default size from the start, where a busy
+      // server's grows to: left to grow, its size in a process (how often it is
+      // scavenged) moved a row by 40-90 µs from one process to the next, more than
+      // the difference measured; fixed, the processes agree within 10-20 µs.
+      execArgv: ['--min-semi-space-size=16', '--max-semi-space-size=16'],
     },
     { runtimes, rounds, calls, warmupCalls, slices, instances },
   );
@@ -112,7 +117,7 @@ export function printGraphqlInProcess(result: InProcessResult): void {
       `\`Request\` per query, the \`Response\` body read; ${String(result.rounds)} interleaved ` +
       `rounds of ${fmt(result.calls)} sequential queries per row (in ${String(result.slices)} ` +
       `slices, the rows taking turns, in each of ${String(result.instances)} processes of ` +
-      `each kind, which the row's figure averages); CPU µs per query, median and ` +
+      `each kind, which the row's figure averages; young generation fixed at 16 MiB); CPU µs per query, median and ` +
       `interquartile range; "vs (a)" is the median of the per-round ratios to (a) of the same ` +
       `Node, with their IQR. The directives run each protected field's resolver in ` +
       `\`SecurityContext\` (AsyncLocalStorage): (b) runs in a second process, whose tax (on ` +

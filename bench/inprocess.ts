@@ -88,12 +88,13 @@ async function startChild(
   label: string,
   mode: string,
   env: Record<string, string>,
+  execArgv: readonly string[],
 ): Promise<Child> {
   const path = fileURLToPath(new URL(`./servers/${script}`, import.meta.url));
   // Compiled (npm run bench) the child is a .js file; under tsx it is the .ts source.
   const args = import.meta.url.endsWith('.ts')
-    ? ['--import', 'tsx', path.replace(/\.js$/u, '.ts')]
-    : [path];
+    ? [...execArgv, '--import', 'tsx', path.replace(/\.js$/u, '.ts')]
+    : [...execArgv, path];
   const options = {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as ('ignore' | 'inherit' | 'ipc')[],
     env: { ...process.env, ...env, MODE: mode, NODE_ENV: 'production' },
@@ -220,6 +221,8 @@ export interface InProcessBench {
   readonly baseline?: string;
   /** The children's environment (`MODE` and `NODE_ENV=production` are added). */
   readonly env: Readonly<Record<string, string>>;
+  /** Node options of the children. */
+  readonly execArgv?: readonly string[];
 }
 
 /**
@@ -258,9 +261,14 @@ export async function benchInProcess(
     for (const runtime of runtimes) {
       for (const mode of modes) {
         for (let instance = 0; instance < instances; instance++) {
-          const child = await startChild(runtime, bench.script, bench.label, mode, {
-            ...bench.env,
-          });
+          const child = await startChild(
+            runtime,
+            bench.script,
+            bench.label,
+            mode,
+            { ...bench.env },
+            bench.execArgv ?? [],
+          );
           children.push(child);
           processes.set(`${runtime.major}/${mode}/${String(instance)}`, child);
         }
