@@ -79,10 +79,10 @@ export async function benchGraphqlInProcess(options: {
       label: 'GraphQL bench child',
       rows: GRAPHQL_IN_PROCESS_ROWS,
       env,
-      // The young generation at its full default size from the start, where a busy
-      // server's grows to: left to grow, its size in a process (how often it is
-      // scavenged) moved a row by 40-90 µs from one process to the next, more than
-      // the difference measured; fixed, the processes agree within 10-20 µs.
+      // The young generation at one size (16 MiB semi-spaces) from the start: left to
+      // V8's heuristics, its size in a process (how often it is scavenged) moved a row
+      // by 40-90 µs from one process to the next, more than the difference measured;
+      // fixed, three processes of one Node agreed within 10-20 µs.
       execArgv: ['--min-semi-space-size=16', '--max-semi-space-size=16'],
     },
     { runtimes, rounds, calls, warmupCalls, slices, instances },
