@@ -39,6 +39,23 @@ export function guardResolver(
     args: unknown,
   ) => boolean | Promise<boolean>;
 
+  // With `securityContext` off the resolver runs as it is: the context carries the user.
+  const run = settings.securityContext
+    ? (
+        user: AuthenticatedUser | null,
+        source: unknown,
+        args: Record<string, unknown>,
+        context: unknown,
+        info: GraphQLResolveInfo,
+      ): unknown => runAs(subscribe, user, resolve, source, args, context, info)
+    : (
+        _user: AuthenticatedUser | null,
+        source: unknown,
+        args: Record<string, unknown>,
+        context: unknown,
+        info: GraphQLResolveInfo,
+      ): unknown => resolve(source, args, context, info);
+
   const proceed = (
     user: AuthenticatedUser | null,
     source: unknown,
@@ -47,7 +64,7 @@ export function guardResolver(
     info: GraphQLResolveInfo,
   ): unknown => {
     const passed = evaluate(user, args);
-    if (passed === true) return runAs(subscribe, user, resolve, source, args, context, info);
+    if (passed === true) return run(user, source, args, context, info);
     if (passed === false)
       throw denial(rule, settings, user, context, responsePathAsArray(info.path), info.fieldNodes);
     return passed.then((ok) => {
@@ -60,7 +77,7 @@ export function guardResolver(
           responsePathAsArray(info.path),
           info.fieldNodes,
         );
-      return runAs(subscribe, user, resolve, source, args, context, info);
+      return run(user, source, args, context, info);
     }, unavailableOr(info));
   };
 

@@ -78,6 +78,21 @@ export interface SecurityDirectivesOptions {
    * @defaultValue none: `@rateLimit` is not defined nor read
    */
   readonly rateLimits?: Readonly<Record<string, RateLimit>>;
+  /**
+   * Run a guarded field's resolver (and a subscription's stream) with the user in
+   * `SecurityContext`. The context's user is there either way; off,
+   * `SecurityContext.getUser()` in a guarded resolver is what the HTTP adapter put
+   * there, if anything (`null` without one). On by default on every runtime, because
+   * only then is `SecurityContext` right in resolvers. Its cost depends on what
+   * `AsyncLocalStorage` runs on: on Node 24 (AsyncContextFrame) a frame per guarded
+   * field; on Node 20 and 22 (promise hooks, unless Node 22 runs with
+   * `--experimental-async-context-frame`) the hooks, once on, slow every promise of
+   * the process: some 70 µs on the benchmark query through graphql-http in process
+   * (`npm run bench -- graphql-inprocess`), more than the directives' own work.
+   * Switch it off there when resolvers read the context's user only.
+   * @defaultValue `true`
+   */
+  readonly securityContext?: boolean;
 }
 
 /** The validated options. @internal */
@@ -92,6 +107,7 @@ export interface Settings {
   readonly createError: ((denial: GraphQLDenial) => Error) | undefined;
   /** The named rate limits, when the option is given. */
   readonly rateLimits: ReadonlyMap<string, RateLimit> | undefined;
+  readonly securityContext: boolean;
 }
 
 const KNOWN = [
@@ -102,6 +118,7 @@ const KNOWN = [
   'events',
   'createError',
   'rateLimits',
+  'securityContext',
 ];
 
 /** Validates the options of `securityDirectives`. @internal */
@@ -119,6 +136,7 @@ export function resolveSettings(options: SecurityDirectivesOptions | undefined):
     events = securityEvents,
     createError,
     rateLimits,
+    securityContext = true,
   } = options;
   const policy = requireDefaultPolicy(defaultPolicy);
   if (user !== undefined && typeof user !== 'function') {
@@ -131,6 +149,9 @@ export function resolveSettings(options: SecurityDirectivesOptions | undefined):
     throw new ConfigurationError('functions', 'must be an object of custom functions');
   }
   if (typeof debug !== 'boolean') throw new ConfigurationError('debug', 'must be a boolean');
+  if (typeof securityContext !== 'boolean') {
+    throw new ConfigurationError('securityContext', 'must be a boolean');
+  }
   if (typeof (events as Partial<SecurityEvents> | null)?.publish !== 'function') {
     throw new ConfigurationError('events', 'must be a SecurityEvents publisher');
   }
@@ -145,6 +166,7 @@ export function resolveSettings(options: SecurityDirectivesOptions | undefined):
     events,
     createError,
     rateLimits: resolveRateLimits(rateLimits),
+    securityContext,
   });
 }
 
@@ -173,4 +195,5 @@ const DEFAULTS: Settings = Object.freeze({
   events: securityEvents,
   createError: undefined,
   rateLimits: undefined,
+  securityContext: true,
 });

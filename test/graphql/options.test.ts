@@ -76,6 +76,22 @@ describe('where the user comes from', () => {
     expect(SecurityContext.getUser()).toBeNull();
     expect((await run(schema, '{ admin }', ADMIN)).data).toEqual({ admin: 'admin' });
   });
+
+  it('with securityContext: false, runs the resolver as it is: the rule still applies, SecurityContext stays empty', async () => {
+    const schema = secureSchema(SDL, resolvers, { securityContext: false });
+    expect((await run(schema, '{ admin }', ADMIN)).data).toEqual({ admin: 'nobody' });
+    expect(denials(await run(schema, '{ admin }', ALICE))).toEqual({ admin: 'FORBIDDEN' });
+    expect(denials(await run(schema, '{ admin }', null))).toEqual({ admin: 'UNAUTHENTICATED' });
+    // What the HTTP adapter put there is what the resolver sees.
+    const seen = await SecurityContext.run(ALICE, () => run(schema, '{ health admin }', ADMIN));
+    expect(seen.data).toEqual({ health: 'ok', admin: 'alice' });
+  });
+
+  it('refuses a securityContext that is not a boolean', () => {
+    expect(() =>
+      secureSchema(SDL, resolvers, { securityContext: 'no' as unknown as boolean }),
+    ).toThrow(ConfigurationError);
+  });
 });
 
 describe('field arguments as args', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SecurityContext } from '../../src/index.js';
 import { ADMIN, ALICE, denials, secureSchema } from './schema.js';
 
-function counterSchema() {
+function counterSchema(options?: { securityContext?: boolean }) {
   const started = { count: 0 };
   const schema = secureSchema(
     `type Query { ok: Boolean }
@@ -30,6 +30,7 @@ function counterSchema() {
         },
       },
     },
+    options,
   );
   return { schema, started };
 }
@@ -72,5 +73,21 @@ describe('subscriptions', () => {
     });
     expect(await collect(news)).toEqual([{ data: { news: 'alice' } }]);
     expect(started.count).toBe(2);
+  });
+
+  it('with securityContext: false, streams without binding the user: the rule still applies', async () => {
+    const { schema } = counterSchema({ securityContext: false });
+    const news = await subscribe({
+      schema,
+      document: parse('subscription { news }'),
+      contextValue: { user: ALICE },
+    });
+    expect(await collect(news)).toEqual([{ data: { news: 'nobody' } }]);
+    const ticks = await subscribe({
+      schema,
+      document: parse('subscription { ticks }'),
+      contextValue: { user: ALICE },
+    });
+    expect(denials(ticks as ExecutionResult)).toEqual({ ticks: 'FORBIDDEN' });
   });
 });
