@@ -60,6 +60,8 @@ export interface Schemas {
   readonly document: DocumentNode;
   readonly bare: GraphQLSchema;
   readonly secured: GraphQLSchema;
+  /** The directives with `securityContext: false` (resolvers run as they are). */
+  readonly securedLean: GraphQLSchema;
   readonly shielded: (cache: 'contextual' | 'no_cache') => GraphQLSchema;
 }
 
@@ -91,6 +93,7 @@ function schemas(lib: Libraries): Schemas {
   const { typeDefs: securityTypeDefs, transformer } = lib.securityDirectives({
     defaultPolicy: 'permitAll',
   });
+  const lean = lib.securityDirectives({ defaultPolicy: 'permitAll', securityContext: false });
   const fields = INDEXES.map((i) => {
     const by = protectedBy(i);
     const directive =
@@ -133,7 +136,9 @@ function schemas(lib: Libraries): Schemas {
   };
   const bare = schema();
   const secured = transformer(schema());
+  const securedLean = lean.transformer(schema());
   check(bare);
   check(secured);
-  return { document, bare, secured, shielded };
+  check(securedLean);
+  return { document, bare, secured, securedLean, shielded };
 }

@@ -13,13 +13,14 @@
  *   over its JWT authenticator (verified-token cache on): the authentication both
  *   secured rows share;
  * - `portcullis`: the security directives' schema, the same context;
+ * - `portcullis-lean`: the directives with `securityContext: false`, the same context;
  * - `shield`: graphql-shield (`cache: 'contextual'`) with the same rules, the same context.
  *
  * The directives run each protected field's resolver in `SecurityContext.run` (an
  * AsyncLocalStorage), which on a runtime whose AsyncLocalStorage runs on promise
  * hooks (Node 20 and 22) slows every later promise of the process, whatever row it
  * belongs to. So `MODE` says which rows the process may run: `clean` (no
- * `SecurityContext` ever) `bare`, `bare-auth` and `shield`; `context` `portcullis`,
+ * `SecurityContext` ever) `bare`, `bare-auth`, `portcullis-lean` and `shield`; `context` `portcullis`,
  * and `bare-auth` and `shield` again in the process where it has run.
  *
  * Tokens are HS256, signed with `JWT_SECRET`; `TOKEN` (the user with role USER and
@@ -90,6 +91,7 @@ const handlers: Record<string, Fetch> =
     ? {
         bare: createHandler({ schema: lib.bare, context: () => ({ user: null }) }),
         'bare-auth': authenticated(lib.bare),
+        'portcullis-lean': authenticated(lib.securedLean),
         shield: authenticated(lib.shielded('contextual')),
       }
     : {
@@ -138,7 +140,7 @@ async function prove(): Promise<void> {
       const paths = (result.errors ?? []).map((e) => e.path?.join('.') ?? '').sort();
       deepStrictEqual(paths, deniedPaths, `${row}, ${who}: denied fields`);
       deepStrictEqual(result.data, { item: open }, `${row}, ${who}: data`);
-      if (row === 'portcullis') {
+      if (row === 'portcullis' || row === 'portcullis-lean') {
         const codes = new Set(result.errors?.map((e) => e.extensions['code']));
         deepStrictEqual([...codes], ['UNAUTHENTICATED'], `${row}, ${who}: codes`);
       }
