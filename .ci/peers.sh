@@ -43,7 +43,7 @@ utils_between=(11 12)
 oldest=(
   graphql@16.8.0 iron-session@8.0.0 @graphql-tools/utils@10.0.0 fastify@4.26.0
   @trpc/server@11.22.1 @trpc/client@11.22.1 jose@6.2.13 oauth4webapi@3.0.0 redis@6.0.0
-  argon2@0.40.1
+  argon2@0.43.0
 )
 # test/package/support-table.test.ts checks both sets against package.json's ranges.
 peers=(graphql iron-session @graphql-tools/utils fastify @trpc/server jose oauth4webapi redis argon2)
