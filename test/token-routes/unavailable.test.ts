@@ -96,7 +96,7 @@ describe.each(ADAPTERS)('token endpoints when a dependency fails (%s)', (kind) =
         return fixture.users.get(name) ?? null;
       },
     };
-    harness = await mount(kind, endpointsOf(fixture, { users: repository, timeoutMs: 100 }));
+    harness = await mount(kind, endpointsOf(fixture, { users: repository, timeoutMs: 1000 }));
     const { refresh_token } = tokensOf(
       await harness.send('/auth/login', json({ username: 'alice', password: 'alice-pw' })),
     );
