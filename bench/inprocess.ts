@@ -22,6 +22,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { hasTaskset } from './lib.js';
 
 export const DEFAULT_NODE_VERSIONS = ['20', '22', '24'] as const;
 
@@ -53,15 +54,6 @@ export function nodeMajors(option: string | undefined): string[] {
     .map((major) => major.trim())
     .filter((major) => major !== '');
 }
-
-const hasTaskset = (() => {
-  try {
-    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 interface Reply {
   readonly ready?: boolean;

@@ -4,7 +4,8 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
-const hasTaskset = (() => {
+/** Whether `taskset` can pin processes to a core here. */
+export const hasTaskset = (() => {
   try {
     execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
     return true;

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../core/errors.js';
+import { DURATION, UNIT_MS } from '../throttle/duration.js';
 
 /**
  * A clock the test moves by hand, in epoch milliseconds. It is a function, so it goes
@@ -19,15 +20,6 @@ export interface ManualClock {
    */
   advance(ms: number | `${number}${'ms' | 's' | 'm' | 'h' | 'd'}`): void;
 }
-
-const UNIT_MS: Readonly<Record<string, number>> = {
-  ms: 1,
-  s: 1_000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-};
-const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/u;
 
 function epochMs(option: string, time: unknown): number {
   const ms = time instanceof Date ? time.getTime() : time;

@@ -6,14 +6,16 @@ import { ConfigurationError } from '../core/errors.js';
  */
 export type Duration = number | `${number}${'ms' | 's' | 'm' | 'h' | 'd'}`;
 
-const UNIT_MS: Readonly<Record<string, number>> = {
+/** Milliseconds per duration unit. @internal */
+export const UNIT_MS: Readonly<Record<string, number>> = {
   ms: 1,
   s: 1_000,
   m: 60_000,
   h: 3_600_000,
   d: 86_400_000,
 };
-const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/u;
+/** A duration string: a whole number and its unit. @internal */
+export const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/u;
 /** No limiter window or delay is longer than a year. */
 const MAX_MS = 366 * 86_400_000;
 
