@@ -14,65 +14,14 @@
 //
 // node docs/check-snippets.mjs [--keep]   (exit 1 on any error; --keep leaves the folder)
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { docs, pages, snippets } from './snippets.mjs';
 
 const root = resolve(import.meta.dirname, '..');
-const docs = join(root, 'docs');
 const work = join(root, '.tmp', 'docs-snippets');
 const tsc = join(root, 'node_modules', 'typescript', 'lib', 'tsc.js');
 const started = Date.now();
-
-/** The Markdown pages under docs/, without the generated API reference and VitePress's folders. */
-function pages(dir = docs) {
-  /** @type {string[]} */
-  const found = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (path === join(docs, 'api') || entry.name.startsWith('.') || entry.name === 'node_modules')
-        continue;
-      found.push(...pages(path));
-    } else if (entry.name.endsWith('.md')) {
-      found.push(path);
-    }
-  }
-  return found.sort();
-}
-
-/**
- * The TypeScript blocks of one page: the page, the line (1-based) of the block's first
- * content line, its content (the fence's indentation removed), and whether it is skipped.
- * @param {string} page
- */
-function snippets(page) {
-  const lines = readFileSync(page, 'utf8').split(/\r?\n/u);
-  /** @type {{ page: string, line: number, code: string, skip: boolean, expectError: boolean }[]} */
-  const found = [];
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^(\s*)(`{3,}|~{3,})\s*(\S*)(.*)$/u.exec(lines[i] ?? '');
-    if (!open) continue;
-    const [, indent = '', fence = '', lang = '', rest = ''] = open;
-    const close = new RegExp(`^\\s*${fence[0] === '`' ? '`' : '~'}{${fence.length},}\\s*$`, 'u');
-    const body = [];
-    let j = i + 1;
-    for (; j < lines.length && !close.test(lines[j] ?? ''); j++) {
-      const text = lines[j] ?? '';
-      body.push(text.startsWith(indent) ? text.slice(indent.length) : text.trimStart());
-    }
-    if (lang === 'ts' || lang === 'typescript') {
-      found.push({
-        page,
-        line: i + 2,
-        code: body.join('\n'),
-        skip: rest.split(/\s+/u).includes('no-check'),
-        expectError: rest.split(/\s+/u).includes('expect-error'),
-      });
-    }
-    i = j;
-  }
-  return found;
-}
 
 rmSync(work, { recursive: true, force: true });
 const pkgDir = join(work, 'node_modules', 'portcullis');
