@@ -28,6 +28,8 @@ trap cleanup EXIT
 newest=(
   graphql@^17 iron-session@^9 @graphql-tools/utils@^13 @graphql-tools/schema@^11 fastify@^5
   @trpc/server@^11 @trpc/client@^11 jose@^6 oauth4webapi@^3 redis@^6 'argon2@<1'
+  @nestjs/common@^11 @nestjs/core@^11 @nestjs/platform-express@^11 @nestjs/platform-fastify@^11
+  @nestjs/testing@^11
 )
 # The majors of @graphql-tools/utils between the oldest and the newest, each run with the GraphQL
 # suites in the newest set's copy.
@@ -39,14 +41,17 @@ utils_between=(11 12)
 # stalls (before it, no `deadline-exceeded` event; 6.0.0's own types do not resolve under
 # NodeNext); fastify 4.26.0 the first 4.x under which tRPC's Fastify adapter answers behind our
 # plugin (4.0 also answers 415 before a route's 404 and lacks types test/node/types.test-d.ts
-# checks).
+# checks). The Nest platforms and @nestjs/testing (test dependencies) move with @nestjs/core.
 oldest=(
   graphql@16.8.0 iron-session@8.0.0 @graphql-tools/utils@10.0.0 fastify@4.26.0
   @trpc/server@11.22.1 @trpc/client@11.22.1 jose@6.2.13 oauth4webapi@3.0.0 redis@6.0.0
   argon2@0.43.0
+  @nestjs/common@11.0.0 @nestjs/core@11.0.0 @nestjs/platform-express@11.0.0
+  @nestjs/platform-fastify@11.0.0 @nestjs/testing@11.0.0
 )
 # test/package/support-table.test.ts checks both sets against package.json's ranges.
-peers=(graphql iron-session @graphql-tools/utils fastify @trpc/server jose oauth4webapi redis argon2)
+peers=(graphql iron-session @graphql-tools/utils fastify @trpc/server jose oauth4webapi redis argon2
+  @nestjs/common @nestjs/core)
 
 # A copy of the checkout's files (not node_modules, dist or git data) in a temporary folder.
 copy_checkout() {
