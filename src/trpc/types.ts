@@ -24,13 +24,4 @@ export type Guard = TRPCMiddlewareBuilder<UserContext, object, AuthenticatedCont
 /** `permitAll()`: everyone through; `ctx.user` stays `AuthenticatedUser | null`. */
 export type OpenGuard = TRPCMiddlewareBuilder<UserContext, object, UserContext, unknown>;
 
-/**
- * What `preAuthorize({ ... })` accepts besides an expression: any one of the roles
- * and any one of the authorities; when both are given, both must hold.
- */
-export interface RightsRequirement {
-  /** A role or several (any one of them). */
-  readonly role?: string | readonly string[];
-  /** An authority or several (any one of them). */
-  readonly authority?: string | readonly string[];
-}
+export type { RightsRequirement } from '../authorization/method-rule.js';
