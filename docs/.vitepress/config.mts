@@ -38,9 +38,13 @@ function apiSidebar(): DefaultTheme.SidebarItem[] {
 const guidesLinks: DefaultTheme.NavItemWithLink[] = [
   { text: 'node http, Express, Connect', link: '/guides/node' },
   { text: 'Fastify', link: '/guides/fastify' },
-  { text: 'Fetch API, Hono, Next.js', link: '/guides/fetch' },
+  { text: 'Fetch API, Hono', link: '/guides/fetch' },
+  { text: 'Next.js route handlers', link: '/guides/nextjs' },
   { text: 'tRPC', link: '/guides/trpc' },
-  { text: 'GraphQL (graphql-http, Yoga, Apollo)', link: '/guides/graphql' },
+  { text: 'GraphQL directives, graphql-http', link: '/guides/graphql' },
+  { text: 'GraphQL Yoga', link: '/guides/yoga' },
+  { text: 'Apollo Server', link: '/guides/apollo' },
+  { text: 'Testing (portcullis/testing)', link: '/guides/testing' },
 ];
 
 const mechanismsLinks: DefaultTheme.NavItemWithLink[] = [
@@ -68,9 +72,16 @@ const start: DefaultTheme.SidebarItem = {
   text: 'Introduction',
   items: [
     { text: 'Getting started', link: '/getting-started' },
+    { text: 'Installation and supported versions', link: '/installation' },
+    { text: 'The example server', link: '/example' },
     { text: 'Coming from Spring Security', link: '/coming-from-spring' },
+    {
+      text: 'Coming from graphql-shield, express-jwt, helmet',
+      link: '/coming-from-express-libraries',
+    },
     { text: 'Security model', link: '/security-model' },
     { text: 'Deployment', link: '/deployment' },
+    { text: 'Development and benchmarks', link: '/development' },
   ],
 };
 
