@@ -129,8 +129,8 @@ function checkSourceMaps(installed) {
  * Compiles the strict consumer (every subpath, with its peers' types) under each
  * TypeScript line and module setting of the matrix, each TypeScript installed once
  * under an alias (`typescript-7` is `typescript@7`) beside the peers, two compilations
- * at a time. Then checks README's word that TypeScript 6 and later need
- * `"types": ["node"]`: a consumer of `portcullis` alone without it fails to compile.
+ * at a time. Then checks the installation page's word (docs/installation.md) that
+ * TypeScript 6 and later need `"types": ["node"]`: a consumer of `portcullis` alone without it fails to compile.
  * Returns the number of passing compilations.
  */
 async function checkTypes(project, npmInstall) {
@@ -206,7 +206,7 @@ async function checkTypes(project, npmInstall) {
   });
   if (errors === undefined || !errors.includes("'node:util'"))
     throw new Error(
-      `without "types": ["node"], TypeScript ${version[latest]} was expected to miss 'node:util' (README, Installation, says so); update README:\n${errors ?? 'it compiled'}`,
+      `without "types": ["node"], TypeScript ${version[latest]} was expected to miss 'node:util' (docs/installation.md, Supported versions, says so); update that page:\n${errors ?? 'it compiled'}`,
     );
   console.log(
     `ok types: without "types": ["node"], TypeScript ${version[latest]} misses node:util`,

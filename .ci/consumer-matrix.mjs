@@ -1,7 +1,7 @@
 // What the consumer check (.ci/consumer-check.mjs) compiles a strict TypeScript consumer
 // (test/package/consumer.mts) with: each TypeScript release line with each module
-// setting. README's support table lists the same; test/package/support-table.test.ts
-// fails when they disagree.
+// setting. The support table of docs/installation.md lists the same;
+// test/package/support-table.test.ts fails when they disagree.
 
 /** TypeScript release lines, as `npm install typescript@<line>` takes them. */
 export const typescripts = ['5.9', '6', '7'];

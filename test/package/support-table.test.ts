@@ -1,5 +1,6 @@
 /**
- * README's support table (Installation) says what CI proves: the Node floor of
+ * The support table of the installation page (docs/installation.md, Supported versions) says
+ * what CI proves: the Node floor of
  * `engines`, each peer's range of `peerDependencies`, and the TypeScript lines and
  * module settings the consumer check (`.ci/consumer-check.mjs`) compiles a strict
  * consumer with (`.ci/consumer-matrix.mjs`); its tsconfig is the one the check uses.
@@ -36,19 +37,18 @@ const matrix = (await import(
   pathToFileURL(fileURLToPath(new URL('.ci/consumer-matrix.mjs', root))).href
 )) as Matrix;
 
-/** The Installation section of a README. */
-function installationSection(readme: string): string {
-  const start = readme.indexOf('\n## Installation\n');
-  if (start < 0) throw new Error('README has no "## Installation" section');
-  const end = readme.indexOf('\n## ', start + 1);
-  return readme.slice(start, end < 0 ? undefined : end);
+/** The installation page: a page titled `# Installation`, whole (its table, tsconfig and notes). */
+function installationPage(page: string): string {
+  if (!/^# Installation\r?\n/u.test(page))
+    throw new Error('the installation page does not begin with "# Installation"');
+  return page;
 }
 
 /** The rows of the table headed `| | tested |`, as first cell → second cell. */
-function supportTable(section: string): Map<string, string> {
-  const lines = section.split('\n');
+function supportTable(page: string): Map<string, string> {
+  const lines = page.split('\n');
   const head = lines.findIndex((line) => /^\|\s*\|\s*tested\s*\|$/u.test(line));
-  if (head < 0) throw new Error('the Installation section has no "| | tested |" table');
+  if (head < 0) throw new Error('the installation page has no "| | tested |" table');
   const rows = new Map<string, string>();
   for (const line of lines.slice(head + 2)) {
     if (!line.startsWith('|')) break;
@@ -66,10 +66,10 @@ function supportTable(section: string): Map<string, string> {
   return rows;
 }
 
-/** The `tsconfig.json` block of the section (JSON with `//` comments), parsed. */
-function consumerTsconfig(section: string): Record<string, unknown> {
-  const block = /```jsonc\n(\{[\s\S]*?\})\n```/u.exec(section)?.[1];
-  if (block === undefined) throw new Error('the Installation section has no ```jsonc tsconfig');
+/** The `tsconfig.json` block of the page (JSON with `//` comments), parsed. */
+function consumerTsconfig(page: string): Record<string, unknown> {
+  const block = /```jsonc\n(\{[\s\S]*?\})\n```/u.exec(page)?.[1];
+  if (block === undefined) throw new Error('the installation page has no ```jsonc tsconfig');
   const json = block.replace(/\s*\/\/.*$/gmu, '');
   const parsed = JSON.parse(json) as { compilerOptions?: Record<string, unknown> };
   if (parsed.compilerOptions === undefined) throw new Error('the tsconfig has no compilerOptions');
@@ -83,9 +83,9 @@ const resolutionCell = (r: Resolution): string =>
     ? ''
     : ` (TypeScript ${r.typescripts.join(', ')})`);
 
-describe('README support table', () => {
-  const section = installationSection(text('README.md'));
-  const table = supportTable(section);
+describe('the support table of docs/installation.md', () => {
+  const page = installationPage(text('docs/installation.md'));
+  const table = supportTable(page);
 
   it('names the Node floor of engines and the Node majors CI runs the suite on', () => {
     const floor = /^>=(\d+\.\d+)$/u.exec(pkg.engines.node)?.[1];
@@ -118,7 +118,7 @@ describe('README support table', () => {
   });
 
   it('shows the tsconfig the consumer check compiles with', () => {
-    const shown = consumerTsconfig(section);
+    const shown = consumerTsconfig(page);
     const options: Record<string, unknown> = { ...matrix.compilerOptions };
     delete options['noEmit'];
     const { module, moduleResolution } = shown;
@@ -133,7 +133,7 @@ describe('README support table', () => {
     for (const r of matrix.resolutions) {
       const extra = [r.options ?? {}, ...Object.values(r.optionsFor ?? {})];
       for (const [key, value] of extra.flatMap((options) => Object.entries(options)))
-        expect(section, `${r.moduleResolution}: ${key}`).toContain(
+        expect(page, `${r.moduleResolution}: ${key}`).toContain(
           `"${key}": ${JSON.stringify(value)}`,
         );
     }
@@ -170,9 +170,10 @@ describe('typesVersions (node10 resolution)', () => {
 });
 
 describe('the table parser', () => {
-  it('fails on a README without the table', () => {
-    expect(() => supportTable('\n## Installation\n\nno table\n')).toThrow(/no "\| \| tested \|"/u);
-    expect(() => installationSection('# x\n')).toThrow(/no "## Installation"/u);
+  it('fails on a page without the table', () => {
+    expect(() => supportTable('# Installation\n\nno table\n')).toThrow(/no "\| \| tested \|"/u);
+    expect(() => installationPage('# x\n')).toThrow(/not begin with "# Installation"/u);
+    expect(() => installationPage('## Installation\n')).toThrow(/not begin with/u);
   });
 
   it('reads a table and refuses a duplicated row', () => {
