@@ -23,6 +23,25 @@ export type AccessCheck = (
   path?: PathVariables,
 ) => AccessOutcome | Promise<AccessOutcome>;
 
+/**
+ * Why an {@link Access} grants or refuses a user: what {@link Access.explain}
+ * answers (debug mode, `npx portcullis explain`).
+ */
+export interface AccessExplanation {
+  /** The same outcome as {@link Access.check}. */
+  readonly outcome: AccessOutcome;
+  /** The requirement in security-expression syntax (as `toString()`). */
+  readonly requirement: string;
+  /**
+   * The term that decided, in expression syntax: for a refusal the failing term
+   * (`hasAnyAuthority('users:write')` of `hasAnyRole('ADMIN') and
+   * hasAnyAuthority('users:write')`), for a grant the term that granted.
+   */
+  readonly term: string;
+  /** A custom function of the expression failed (threw, rejected, not a boolean): it denied. */
+  readonly functionFailed: boolean;
+}
+
 /** The requirement an {@link Access} holds. Private: the expression language adds a variant. */
 type AccessState =
   | { readonly kind: 'permitAll' | 'denyAll' | 'authenticated' }
@@ -197,6 +216,42 @@ export class Access {
    */
   get pathVariables(): readonly string[] {
     return this.#state.kind === 'expression' ? this.#state.expression.pathVariables : NONE;
+  }
+
+  /**
+   * Why `user` passes or not, with the term that decided (see
+   * {@link AccessExplanation}). Slower than {@link Access.check}: for debug mode and
+   * tools, not for the per-request path. `path` as for the check.
+   *
+   * @example
+   * ```ts
+   * const access = new Access().roles(['ADMIN']).authorities(['users:write']);
+   * (await access.explain(alice)).term; // "hasAnyAuthority('users:write')" when alice is an admin without it
+   * ```
+   */
+  async explain(user: AuthenticatedUser | null, path?: PathVariables): Promise<AccessExplanation> {
+    const state = this.#state;
+    const requirement = this.#description;
+    if (state.kind === 'expression' && typeof state.expression.explain === 'function') {
+      const explained = await state.expression.explain(user, path);
+      return Object.freeze({
+        outcome: explained.granted ? 'granted' : denial(user),
+        requirement,
+        term: explained.term,
+        functionFailed: explained.functionFailed,
+      });
+    }
+    const outcome = await this.#check(user, path);
+    let term = requirement;
+    if (state.kind === 'rights' && outcome !== 'granted') {
+      const { roles = [], authorities = [] } = state;
+      const rolesHeld = user !== null && holdsAny(user.roles, roles);
+      term =
+        roles.length > 0 && !rolesHeld
+          ? call('hasAnyRole', roles)
+          : call('hasAnyAuthority', authorities);
+    }
+    return Object.freeze({ outcome, requirement, term, functionFailed: false });
   }
 
   /** The requirement in security-expression syntax, e.g. `hasAnyRole('ADMIN')`. */

@@ -6,7 +6,7 @@
  *
  * @module portcullis
  */
-export { Access, type AccessCheck, type AccessOutcome } from './access.js';
+export { Access, type AccessCheck, type AccessExplanation, type AccessOutcome } from './access.js';
 export { AuthorizationManager } from './authorization-manager.js';
 export {
   errorResponse,

@@ -1,5 +1,6 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError } from '../core/errors.js';
+import type { AccessDeniedEvent, SecurityEvents } from '../core/events.js';
 import { Access } from './access.js';
 import {
   compileExpression,
@@ -33,6 +34,11 @@ export interface Rule {
   readonly usesArgs: boolean;
   /** Whether the authenticated user passes, with the procedure's input as `args`. */
   readonly check: (user: AuthenticatedUser, args: unknown) => boolean | PromiseLike<boolean>;
+  /**
+   * Debug mode: the term of the rule that decided (for a denial, the failing term);
+   * absent where the rule is one term.
+   */
+  readonly explain?: (user: AuthenticatedUser | null, args: unknown) => Promise<string>;
 }
 
 /** `authenticated()`: any authenticated user. @internal */
@@ -97,6 +103,8 @@ function accessRule(access: Access): Rule {
   const check = access.check;
   return Object.freeze({
     description: String(access),
+    explain: (user: AuthenticatedUser | null) =>
+      access.explain(user).then((explained) => explained.term),
     usesArgs: false,
     check: (user: AuthenticatedUser) => {
       const outcome = check(user);
@@ -121,6 +129,13 @@ function expressionRule(expression: CompiledExpression): Rule {
   return Object.freeze({
     description: expression.source,
     usesArgs: expression.usesArgs,
+    // A hand-made compiled expression may have no explain.
+    ...(typeof expression.explain === 'function'
+      ? {
+          explain: (user: AuthenticatedUser | null, args: unknown) =>
+            expression.explain(user, args).then((explained) => explained.term),
+        }
+      : {}),
     check: (user: AuthenticatedUser, args: unknown) => evaluate(user, args),
   });
 }
@@ -132,5 +147,40 @@ export function isCompiled(value: unknown): value is CompiledExpression {
     value !== null &&
     typeof (value as Partial<CompiledExpression>).evaluate === 'function' &&
     typeof (value as Partial<CompiledExpression>).source === 'string'
+  );
+}
+
+/**
+ * Debug mode: publishes a denial's `access-denied` event with the requirement
+ * (`expression`) and, once `explain` answers, the term that failed (`failingTerm`).
+ * The denial itself does not wait for it: the event comes just after. Never throws.
+ *
+ * @internal
+ */
+export function publishExplained(
+  events: Pick<SecurityEvents, 'publish'>,
+  event: AccessDeniedEvent,
+  expression: string,
+  explain: (() => Promise<string>) | undefined,
+): void {
+  const withExpression: AccessDeniedEvent = { ...event, expression };
+  if (explain === undefined) {
+    events.publish({ ...withExpression, failingTerm: expression });
+    return;
+  }
+  let explained: Promise<string>;
+  try {
+    explained = explain();
+  } catch {
+    events.publish(withExpression);
+    return;
+  }
+  explained.then(
+    (failingTerm) => {
+      events.publish({ ...withExpression, failingTerm });
+    },
+    () => {
+      events.publish(withExpression);
+    },
   );
 }

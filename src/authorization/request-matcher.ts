@@ -7,7 +7,12 @@ import {
   normalizePath,
   type SecurityRequest,
 } from '../core/request.js';
-import type { AuthorizationDecision, Authorizer, SecurityResponse } from '../core/security.js';
+import type {
+  AuthorizationDecision,
+  AuthorizationExplanation,
+  Authorizer,
+  SecurityResponse,
+} from '../core/security.js';
 import { Access } from './access.js';
 import {
   basicChallenge,
@@ -414,6 +419,35 @@ export class RequestMatcherAuthorizer implements Authorizer {
     return typeof outcome === 'string'
       ? decide(rule, outcome)
       : outcome.then((resolved) => decide(rule, resolved));
+  }
+
+  /**
+   * Why `user` is granted or refused `request`: the rule that matches (or the
+   * catch-all, or deny by default), its requirement, and the term that decided. The
+   * same choice of rule as {@link RequestMatcherAuthorizer.authorize}, without its
+   * rate limits (nothing is counted). For debug mode and `npx portcullis explain`.
+   *
+   * @example
+   * ```ts
+   * const why = await rules.explain(alice, request);
+   * // { outcome: 'forbidden', rule: "/admin/** → hasAnyRole('ADMIN')", term: "hasAnyRole('ADMIN')", … }
+   * ```
+   */
+  async explain(
+    user: AuthenticatedUser | null,
+    request: SecurityRequest,
+  ): Promise<AuthorizationExplanation> {
+    const rule =
+      this.#index.find(request.path, request.method) ?? this.#anyRequest ?? DENY_BY_DEFAULT;
+    const path = rule.capture === undefined ? undefined : rule.capture(request.path);
+    const explained = await rule.access.explain(user, path);
+    return Object.freeze({
+      outcome: explained.outcome,
+      rule: rule.description,
+      requirement: explained.requirement,
+      term: explained.term,
+      functionFailed: explained.functionFailed,
+    });
   }
 
   /**

@@ -13,6 +13,8 @@ export type Denial = Extract<AuthorizationDecision, { granted: false }>;
 /** A URL rule, compiled. @internal */
 export interface Rule extends ShadowCandidate {
   readonly check: AccessCheck;
+  /** The requirement, for explanations (debug mode, `npx portcullis explain`). */
+  readonly access: Access;
   /** The variables of the path for `path.<name>` references; `undefined` when none are read. */
   readonly capture: ((path: string) => PathVariables | undefined) | undefined;
   readonly unauthenticated: Denial;
@@ -37,6 +39,7 @@ export function makeRule(
     methods,
     description,
     check: access.check,
+    access,
     capture: pathCapture(label, access, pattern),
     unauthenticated: Object.freeze({
       granted: false,

@@ -73,6 +73,42 @@ export interface AccessDeniedEvent {
   /** The rule that denied, e.g. `^/admin(?:/.*)?$ → hasRole('ADMIN')`. */
   readonly rule: string;
   readonly request: RequestSummary;
+  /**
+   * Debug mode only (`debug: true` on the transform, the tRPC guards or the GraphQL
+   * directives): the requirement that denied, in security-expression syntax.
+   */
+  readonly expression?: string;
+  /**
+   * Debug mode only: the term of the requirement that failed, e.g.
+   * `hasAnyAuthority('users:write')` of `hasAnyRole('ADMIN') and
+   * hasAnyAuthority('users:write')`.
+   */
+  readonly failingTerm?: string;
+  /**
+   * Debug mode only, HTTP: how authentication ended (`authenticated (basic)`,
+   * `anonymous`, `failed: invalid-token`, `refused: csrf`), the authenticator's reason
+   * when a credential was refused.
+   */
+  readonly authentication?: string;
+}
+
+/**
+ * Debug mode only: a request was granted, and by which rule. Published by the HTTP
+ * transform with `debug: true`, never otherwise (it would be one event per request).
+ */
+export interface AccessGrantedEvent {
+  readonly type: 'access-granted';
+  /** `null` for an anonymous request. */
+  readonly username: string | null;
+  /** The rule that granted, e.g. `/posts [GET, HEAD] → hasAnyRole('USER')`. */
+  readonly rule: string;
+  /** The rule's requirement in security-expression syntax. */
+  readonly expression: string;
+  /** The term of the requirement that granted. */
+  readonly term: string;
+  /** How authentication ended, as {@link AccessDeniedEvent.authentication}. */
+  readonly authentication: string;
+  readonly request: RequestSummary;
 }
 
 export interface RequestRejectedEvent {
@@ -184,6 +220,7 @@ export type SecurityEvent =
   | AuthenticationSuccessEvent
   | AuthenticationFailureEvent
   | AccessDeniedEvent
+  | AccessGrantedEvent
   | RequestRejectedEvent
   | UnknownPasswordEncoderEvent
   | ExpressionErrorEvent

@@ -103,6 +103,31 @@ export interface Authorizer {
     request: SecurityRequest,
     authentication?: AuthenticationOutcome,
   ): SecurityResponse;
+  /**
+   * Optional: why `user` is granted or refused `request`, with the rule that decided
+   * and the term of its requirement that failed. What debug mode
+   * (`SecurityTransformOptions.debug`) puts in its events and `npx portcullis
+   * explain` prints; never called on the per-request path otherwise. Counts nothing
+   * (no rate limit is consumed). The URL-rule authorizer has it.
+   */
+  explain?(
+    user: AuthenticatedUser | null,
+    request: SecurityRequest,
+  ): Promise<AuthorizationExplanation>;
+}
+
+/** Why an {@link Authorizer} grants or refuses a request: see {@link Authorizer.explain}. */
+export interface AuthorizationExplanation {
+  /** What the authorizer decides: `granted`, or the reason of its denial. */
+  readonly outcome: 'granted' | 'unauthenticated' | 'forbidden';
+  /** The rule that decided, as a denial's `rule` names it: `/admin/** → hasAnyRole('ADMIN')`. */
+  readonly rule: string;
+  /** The rule's requirement in security-expression syntax. */
+  readonly requirement: string;
+  /** The term of the requirement that decided: for a denial the failing term. */
+  readonly term: string;
+  /** A custom function of the requirement failed (threw, rejected, not a boolean): it denied. */
+  readonly functionFailed: boolean;
 }
 
 /** The decision that grants. */

@@ -2,6 +2,7 @@ import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { ConfigurationError, DeadlineExceededError } from '../core/errors.js';
 import type { ExpressionNode } from './ast.js';
 import { compileNode, pathVariableNames, readsArgs } from './compile-node.js';
+import { explainNode, type ExpressionExplanation } from './explain.js';
 import type { CheckExpression } from './expression-types.js';
 import type { FunctionSignatures } from './functions.js';
 import type { MaybeAsyncCheck } from './logic.js';
@@ -29,6 +30,19 @@ interface CompiledExpressionBase {
   readonly ast: ExpressionNode;
   /** The canonical text, as {@link CompiledExpressionBase.source}. */
   toString(): string;
+  /**
+   * Why the user passes or not: the same answer as `evaluate`, with the term that
+   * decided (for a denial, the failing term). Walks the tree leaf by leaf, so it is
+   * slower than `evaluate`: for debug mode and `npx portcullis explain`, not for the
+   * per-request path. A custom function runs again when it is called.
+   *
+   * @example
+   * ```ts
+   * const rule = compileExpression("hasRole('USER') and hasAuthority('posts:write')");
+   * await rule.explain(user); // { granted: false, term: "hasAuthority('posts:write')", functionFailed: false }
+   * ```
+   */
+  explain(user: AuthenticatedUser | null, args?: unknown): Promise<ExpressionExplanation>;
 }
 
 /**
@@ -119,17 +133,20 @@ export function compileExpression(
   const text = textOf(expression);
   const ast = parse(text, resolved);
   const source = typeof expression === 'string' ? printExpression(ast) : text;
-  const compiled = compileNode(ast, {
+  const context = {
     custom: resolved.custom,
     report: { expression: source, events: resolved.events },
-  });
+  };
   const base = {
     source,
     usesArgs: readsArgs(ast),
     pathVariables: pathVariableNames(ast),
     ast,
     toString: () => source,
+    explain: (user: AuthenticatedUser | null, args?: unknown) =>
+      explainNode(ast, context, user, args),
   };
+  const compiled = compileNode(ast, context);
   return Object.freeze(
     compiled.async
       ? { ...base, async: true, evaluate: asyncEvaluator(compiled.check) }

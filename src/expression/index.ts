@@ -30,6 +30,7 @@ export {
   type CompiledExpressionOf,
   type SyncCompiledExpression,
 } from './compile.js';
+export type { ExpressionExplanation } from './explain.js';
 export { ExpressionSyntaxError, type ExpressionErrorCode } from './errors.js';
 export type { CheckExpression } from './expression-types.js';
 export type {

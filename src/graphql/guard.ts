@@ -8,6 +8,7 @@ import {
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { SecurityContext } from '../core/context.js';
 import { UnavailableError } from '../core/errors.js';
+import { publishExplained } from '../authorization/method-rule.js';
 import { summarize } from '../core/events.js';
 import { bindToUser } from '../http/bind-to-user.js';
 import { isPromiseLike } from '../lib/promise.js';
@@ -66,7 +67,15 @@ export function guardResolver(
     const passed = evaluate(user, args);
     if (passed === true) return run(user, source, args, context, info);
     if (passed === false)
-      throw denial(rule, settings, user, context, responsePathAsArray(info.path), info.fieldNodes);
+      throw denial(
+        rule,
+        settings,
+        user,
+        context,
+        responsePathAsArray(info.path),
+        info.fieldNodes,
+        args,
+      );
     return passed.then((ok) => {
       if (!ok)
         throw denial(
@@ -76,6 +85,7 @@ export function guardResolver(
           context,
           responsePathAsArray(info.path),
           info.fieldNodes,
+          args,
         );
       return run(user, source, args, context, info);
     }, unavailableOr(info));
@@ -140,11 +150,12 @@ export function denial(
   context: unknown,
   path: readonly (string | number)[],
   nodes: readonly ASTNode[],
+  args?: unknown,
 ): Error {
   const events = settings.events;
   try {
     if (events.hasListeners) {
-      events.publish({
+      const event = {
         type: 'access-denied',
         username: user?.username ?? null,
         rule: `${rule.coordinate} → ${rule.expression.source}`,
@@ -153,7 +164,18 @@ export function denial(
           rawPath: rule.coordinate,
           clientAddress: contextRequest(context)?.clientAddress,
         }),
-      });
+      } as const;
+      if (settings.debug) {
+        const { expression } = rule;
+        publishExplained(
+          events,
+          event,
+          expression.source,
+          typeof expression.explain === 'function'
+            ? () => expression.explain(user, args).then((explained) => explained.term)
+            : undefined,
+        );
+      } else events.publish(event);
     }
   } catch {
     // A faulty custom publisher must not turn a denial into a server error.

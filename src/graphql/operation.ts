@@ -105,7 +105,7 @@ async function decide(
       continue;
     }
     if (passed === true) continue;
-    const error = denial(check.rule, settings, user, context, check.path, [check.node]);
+    const error = denial(check.rule, settings, user, context, check.path, [check.node], check.args);
     // A custom error from `createError` is located here; the default one already is.
     errors.push(locatedError(error, [check.node], check.path));
   }

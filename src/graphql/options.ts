@@ -1,4 +1,5 @@
 import { AuthenticatedUser } from '../core/authenticated-user.js';
+import { debugOption } from '../core/debug.js';
 import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import type { ExpressionFunctions } from '../expression/index.js';
@@ -52,8 +53,11 @@ export interface SecurityDirectivesOptions {
   /** Custom functions for `@preAuthorize` expressions (see `compileExpression`). */
   readonly functions?: ExpressionFunctions;
   /**
-   * Show the denying rule in error messages (development only: it tells clients
-   * how the schema is protected).
+   * Debug mode: show the denying rule in error messages, and put the requirement and
+   * its failing term in the `access-denied` event (`expression`, `failingTerm`; the
+   * event then comes just after the denial). Development only: it tells clients how
+   * the schema is protected. Refused with `NODE_ENV=production` (a
+   * `ConfigurationError`).
    * @defaultValue `false`
    */
   readonly debug?: boolean;
@@ -148,7 +152,7 @@ export function resolveSettings(options: SecurityDirectivesOptions | undefined):
   ) {
     throw new ConfigurationError('functions', 'must be an object of custom functions');
   }
-  if (typeof debug !== 'boolean') throw new ConfigurationError('debug', 'must be a boolean');
+  debugOption(debug);
   if (typeof securityContext !== 'boolean') {
     throw new ConfigurationError('securityContext', 'must be a boolean');
   }

@@ -1,5 +1,6 @@
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { deadlineExceeded } from '../core/deadline.js';
+import { debugOption, describeAuthentication } from '../core/debug.js';
 import { ConfigurationError, UnavailableError } from '../core/errors.js';
 import { securityEvents, summarize, type SecurityEvents } from '../core/events.js';
 import { Outcome, userOf, type AuthenticationOutcome } from '../core/outcome.js';
@@ -9,6 +10,7 @@ import {
   authenticateWithin,
   GRANTED,
   type AuthorizationDecision,
+  type AuthorizationExplanation,
   type Authenticator,
   type Authorizer,
   type SecurityResponse,
@@ -74,6 +76,17 @@ export interface SecurityTransformOptions {
    * @defaultValue `{ authenticationMs: 10_000, authorizationMs: 10_000 }`
    */
   readonly deadlines?: SecurityDeadlineOptions;
+  /**
+   * Debug mode: every decision explains itself in its event. An `access-denied` event
+   * carries the requirement (`expression`), the term that failed (`failingTerm`) and
+   * how authentication ended (`authentication`: `anonymous`, `failed: invalid-token`,
+   * …); an `access-granted` event names the rule that let each request through.
+   * Costs an explanation per request (the authorizer's `explain`), and the responses
+   * wait for it; nothing of it reaches the client. Refused with `NODE_ENV=production`
+   * (a `ConfigurationError`), so that it is never left on in production by accident.
+   * @defaultValue `false`
+   */
+  readonly debug?: boolean;
 }
 
 /**
@@ -101,6 +114,7 @@ export class SecurityTransform {
   #events: SecurityEvents;
   #deadlines: ResolvedDeadlines;
   #cors: ResolvedCors;
+  #debug: boolean;
 
   constructor(options: SecurityTransformOptions = {}) {
     if (options.authenticator !== undefined) assertAuthenticatorConfigured(options.authenticator);
@@ -110,6 +124,7 @@ export class SecurityTransform {
     this.#firewall = toFirewall(options.firewall);
     this.#deadlines = resolveDeadlines(options.deadlines);
     this.#cors = resolveCors(options.cors);
+    this.#debug = debugOption(options.debug);
   }
 
   /** Sets the authenticator; the factory runs once, now (SPEC.md's `config_authenticator`). */
@@ -154,6 +169,12 @@ export class SecurityTransform {
   /** Sets where events go. */
   configEvents(events: SecurityEvents): this {
     this.#events = events;
+    return this;
+  }
+
+  /** Turns debug mode on or off (see {@link SecurityTransformOptions.debug}). */
+  configDebug(debug: boolean): this {
+    this.#debug = debugOption(debug);
     return this;
   }
 
@@ -241,9 +262,35 @@ export class SecurityTransform {
     decision: AuthorizationDecision,
     authentication: AuthenticationOutcome,
     request: SecurityRequest,
+  ): SecurityOutcome | Promise<SecurityOutcome> {
+    if (this.#debug && this.#events.hasListeners) {
+      return explainDecision(authorizer, authentication, request).then((why) =>
+        this.#decided(authorizer, decision, authentication, request, why),
+      );
+    }
+    return this.#decided(authorizer, decision, authentication, request, undefined);
+  }
+
+  #decided(
+    authorizer: Authorizer,
+    decision: AuthorizationDecision,
+    authentication: AuthenticationOutcome,
+    request: SecurityRequest,
+    why: AuthorizationExplanation | undefined,
   ): SecurityOutcome {
     const user = userOf(authentication);
     if (decision.granted) {
+      if (this.#debug && this.#events.hasListeners) {
+        this.#events.publish({
+          type: 'access-granted',
+          username: user?.username ?? null,
+          rule: why?.rule ?? 'the authorizer (it has no explain)',
+          expression: why?.requirement ?? 'unknown',
+          term: why?.term ?? 'unknown',
+          authentication: describeAuthentication(authentication),
+          request: summarize(request),
+        });
+      }
       // The context factories downstream (tRPC, GraphQL) reuse it: authenticated once.
       if (this.#authenticator) recordAuthentication(request, this.#authenticator, authentication);
       return { proceed: true, user };
@@ -254,6 +301,12 @@ export class SecurityTransform {
         username: user?.username ?? null,
         rule: decision.rule,
         request: summarize(request),
+        ...(this.#debug
+          ? {
+              authentication: describeAuthentication(authentication),
+              ...(why === undefined ? {} : { expression: why.requirement, failingTerm: why.term }),
+            }
+          : {}),
       });
     }
     const response =
@@ -279,7 +332,33 @@ const NO_AUTHORIZER: Extract<AuthorizationDecision, { granted: false }> = Object
 const AUTHENTICATED: Authorizer = Object.freeze({
   authorize: (user: AuthenticatedUser | null): AuthorizationDecision =>
     user === null ? NO_AUTHORIZER : GRANTED,
+  explain: (user: AuthenticatedUser | null): Promise<AuthorizationExplanation> =>
+    Promise.resolve({
+      outcome: user === null ? 'unauthenticated' : 'granted',
+      rule: NO_AUTHORIZER.rule,
+      requirement: 'isAuthenticated()',
+      term: 'isAuthenticated()',
+      functionFailed: false,
+    }),
 });
+
+/**
+ * Debug mode: the authorizer's explanation of a decision, or `undefined` when it has
+ * no `explain` or its explanation failed (a custom function past its deadline, say):
+ * the decision stands either way, only its event says less.
+ */
+async function explainDecision(
+  authorizer: Authorizer,
+  authentication: AuthenticationOutcome,
+  request: SecurityRequest,
+): Promise<AuthorizationExplanation | undefined> {
+  if (typeof authorizer.explain !== 'function') return undefined;
+  try {
+    return await authorizer.explain(userOf(authentication), request);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Fails closed: 503 with `Retry-After` instead of the handler. */
 function unavailable(

@@ -12,6 +12,7 @@ import { isPromiseLike } from '../lib/promise.js';
 import { DEFAULTS, type GuardSettings } from './options.js';
 import { contextRequest } from '../http/context-request.js';
 import type { Rule } from './rule.js';
+import { publishExplained } from '../authorization/method-rule.js';
 import { bindToUser } from '../http/bind-to-user.js';
 import type { Guard, OpenGuard, UserContext } from './types.js';
 import { contextChallenge, noteChallenge } from './challenge.js';
@@ -167,7 +168,7 @@ export function denial(
 ): TRPCError {
   const events = settings.events;
   try {
-    if (events.hasListeners) publishDenial(events, rule, call, user);
+    if (events.hasListeners) publishDenial(events, rule, call, user, settings.debug);
   } catch {
     // A faulty custom publisher must not turn a denial into a server error.
   }
@@ -220,8 +221,9 @@ function publishDenial(
   rule: Rule,
   call: GuardCall,
   user: AuthenticatedUser | null,
+  debug: boolean,
 ): void {
-  events.publish({
+  const event = {
     type: 'access-denied',
     username: user?.username ?? null,
     rule: rule.description,
@@ -230,5 +232,13 @@ function publishDenial(
       rawPath: call.path,
       clientAddress: contextRequest(call.ctx)?.clientAddress,
     }),
-  });
+  } as const;
+  if (!debug) {
+    events.publish(event);
+    return;
+  }
+  // Debug mode: the event carries the failing term, once it is explained (just after
+  // the denial is thrown).
+  const explain = rule.explain;
+  publishExplained(events, event, rule.description, explain && (() => explain(user, call.input)));
 }

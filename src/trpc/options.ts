@@ -1,12 +1,16 @@
 import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import { rejectUnknownOptions } from '../core/validate.js';
+import { debugOption } from '../core/debug.js';
 
 /** Options of the guards ({@link createGuards}) and of {@link securityMeta}. */
 export interface GuardOptions {
   /**
-   * Puts the rule that denied into the `TRPCError` message the client receives (for
-   * development only: rules describe your authorization model).
+   * Debug mode: puts the rule that denied into the `TRPCError` message the client
+   * receives, and the requirement and its failing term into the `access-denied` event
+   * (`expression`, `failingTerm`; the event then comes just after the denial). For
+   * development only: rules describe your authorization model. Refused with
+   * `NODE_ENV=production` (a `ConfigurationError`).
    * @defaultValue `false`: the message is `Authentication is required` or `Access is denied`
    */
   readonly debug?: boolean;
@@ -67,7 +71,7 @@ export function resolveGuardOptions(
     events = securityEvents,
     securityContext = true,
   } = options as GuardOptions;
-  if (typeof debug !== 'boolean') throw new ConfigurationError('debug', 'must be a boolean');
+  debugOption(debug);
   if (typeof securityContext !== 'boolean') {
     throw new ConfigurationError('securityContext', 'must be a boolean');
   }
