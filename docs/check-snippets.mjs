@@ -1,7 +1,7 @@
 // The documentation's snippet check: every ```ts / ```typescript block of docs/**/*.md
-// (the generated docs/api/ aside) is written as a module of its own into .tmp/docs-snippets/
-// and all of them are type-checked in one `tsc` program (strict, module nodenext,
-// `types: ["node"]`) against the package as it is built: the declarations that
+// (the generated docs/api/ aside) and of README.md is written as a module of its own into
+// .tmp/docs-snippets/ and all of them are type-checked in one `tsc` program (strict, module
+// nodenext, `types: ["node"]`) against the package as it is built: the declarations that
 // tsconfig.build.json emits from src/, under node_modules/portcullis/ with the package's own
 // package.json, so that `portcullis` and `portcullis/<subpath>` resolve through its `exports`
 // as they do for a user. Other packages (express, jose, …) resolve from the checkout's
@@ -15,8 +15,8 @@
 // node docs/check-snippets.mjs [--keep]   (exit 1 on any error; --keep leaves the folder)
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { docs, pages, snippets } from './snippets.mjs';
+import { join, relative, resolve, sep } from 'node:path';
+import { checkedPages, docs, snippets } from './snippets.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const work = join(root, '.tmp', 'docs-snippets');
@@ -59,13 +59,18 @@ if (declarations.status !== 0) {
 const origin = new Map();
 let checked = 0;
 let skipped = 0;
-const all = pages().flatMap(snippets);
+const all = checkedPages().flatMap(snippets);
 for (const snippet of all) {
   if (snippet.skip) {
     skipped++;
     continue;
   }
-  const name = `${relative(docs, snippet.page).replace(/\.md$/u, '').replaceAll(/[\\/]/gu, '__')}_L${snippet.line}.ts`;
+  // A page of docs/ by its path there; the README as root__README (tsc's `*` skips a name
+  // that begins with a dot, as ../README would).
+  const page = snippet.page.startsWith(docs + sep)
+    ? relative(docs, snippet.page)
+    : `root__${relative(root, snippet.page)}`;
+  const name = `${page.replace(/\.md$/u, '').replaceAll(/[\\/]/gu, '__')}_L${snippet.line}.ts`;
   origin.set(name, snippet);
   // `export {}` makes every block a module of its own (no clash of top-level names); at the
   // end, so that a snippet's line n is line n of its file.

@@ -7,6 +7,9 @@ import { join, resolve } from 'node:path';
 /** The documentation's folder. */
 export const docs = resolve(import.meta.dirname);
 
+/** The repository's README, whose TypeScript example the snippet check compiles with the pages'. */
+export const readme = resolve(docs, '..', 'README.md');
+
 /**
  * One TypeScript block of a page.
  * @typedef {object} Snippet
@@ -36,6 +39,15 @@ export function pages(dir = docs) {
     }
   }
   return found.sort();
+}
+
+/**
+ * The pages whose TypeScript blocks the snippet check compiles: every page of {@link pages}, and
+ * the README.
+ * @returns {string[]}
+ */
+export function checkedPages() {
+  return [...pages(), readme];
 }
 
 /**
