@@ -33,8 +33,10 @@ interface Step {
 }
 
 /** A failing custom function aborts the whole explanation, as it aborts an evaluation. */
-class Aborted {
-  constructor(readonly term: ExpressionNode) {}
+class Aborted extends Error {
+  constructor(readonly term: ExpressionNode) {
+    super('A custom expression function failed');
+  }
 }
 
 /**
