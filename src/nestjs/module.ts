@@ -1,0 +1,170 @@
+import type {
+  DynamicModule,
+  InjectionToken,
+  ModuleMetadata,
+  OnModuleInit,
+  OptionalFactoryDependency,
+  Provider,
+} from '@nestjs/common';
+import {
+  APP_GUARD,
+  APP_INTERCEPTOR,
+  DiscoveryModule,
+  DiscoveryService,
+  MetadataScanner,
+  Reflector,
+} from '@nestjs/core';
+import { ConfigurationError } from '../core/errors.js';
+import { PortcullisGuard, SecurityContextInterceptor } from './guard.js';
+import { resolveNestOptions, type NestSettings, type PortcullisModuleOptions } from './options.js';
+import { HandlerRules } from './rules.js';
+
+/** Options of `PortcullisModule.forRootAsync`: the module options from Nest's DI. */
+export interface PortcullisModuleAsyncOptions {
+  /** Modules whose providers the factory injects (e.g. `ConfigModule`). */
+  readonly imports?: ModuleMetadata['imports'];
+  /** The providers passed to `useFactory`, in order. */
+  readonly inject?: (InjectionToken | OptionalFactoryDependency)[];
+  /** Builds the options (see {@link PortcullisModuleOptions}). */
+  readonly useFactory: (
+    ...args: never[]
+  ) => PortcullisModuleOptions | Promise<PortcullisModuleOptions>;
+}
+
+/** The module's settings, as a provider token. */
+const SETTINGS = Symbol('portcullis.nestjs.settings');
+const RULES = Symbol('portcullis.nestjs.rules');
+const STARTUP_CHECK = Symbol('portcullis.nestjs.startup-check');
+
+/** Nest's metadata key of a route handler's path (`@Get()`, `@Post()`, …). */
+const PATH_METADATA = 'path';
+
+/**
+ * portcullis for NestJS, on Express and on Fastify: a global guard runs the HTTP
+ * adapters' pipeline (firewall, authentication, URL rules when given) and then the
+ * handler's rule from its decorators (`@Secured`, `@PreAuthorize`, `@PermitAll`,
+ * `@DenyAll`, `@RolesAllowed`; a handler's own wins over its controller's; none
+ * means the default policy, authenticated). Every rule is compiled when the
+ * application starts. The handler runs with its user in the `SecurityContext`.
+ *
+ * @example
+ * ```ts no-check
+ * @Module({
+ *   imports: [PortcullisModule.forRoot({ authenticator, challenges: ['Basic realm="api"'] })],
+ *   controllers: [PostsController],
+ * })
+ * export class AppModule {}
+ * ```
+ */
+// eslint-disable-next-line @typescript-eslint/no-extraneous-class -- a Nest module is a class
+export class PortcullisModule {
+  /**
+   * The module with its options. A bad option throws now.
+   *
+   * @throws ConfigurationError naming the first bad option
+   */
+  static forRoot(options: PortcullisModuleOptions): DynamicModule {
+    const settings = resolveNestOptions(options);
+    return module([{ provide: SETTINGS, useValue: settings }], []);
+  }
+
+  /**
+   * The module with options built by a factory from Nest's DI (configuration read
+   * from `ConfigService`, an authenticator from a provider). A bad option fails the
+   * application's start.
+   */
+  static forRootAsync(options: PortcullisModuleAsyncOptions): DynamicModule {
+    if (
+      typeof (options as Partial<PortcullisModuleAsyncOptions> | null)?.useFactory !== 'function'
+    ) {
+      throw new ConfigurationError('useFactory', 'must be a function returning the module options');
+    }
+    const factory = options.useFactory as (
+      ...args: unknown[]
+    ) => PortcullisModuleOptions | Promise<PortcullisModuleOptions>;
+    return module(
+      [
+        {
+          provide: SETTINGS,
+          useFactory: async (...args: unknown[]) => resolveNestOptions(await factory(...args)),
+          inject: options.inject ?? [],
+        },
+      ],
+      options.imports ?? [],
+    );
+  }
+}
+
+function module(
+  settings: Provider[],
+  imports: NonNullable<ModuleMetadata['imports']>,
+): DynamicModule {
+  return {
+    module: PortcullisModule,
+    global: true,
+    imports: [DiscoveryModule, ...imports],
+    providers: [
+      ...settings,
+      {
+        provide: RULES,
+        useFactory: (s: NestSettings) => new HandlerRules(s.defaultPolicy),
+        inject: [SETTINGS],
+      },
+      {
+        provide: APP_GUARD,
+        useFactory: (s: NestSettings, rules: HandlerRules) =>
+          new PortcullisGuard(s, rules, new Reflector()),
+        inject: [SETTINGS, RULES],
+      },
+      { provide: APP_INTERCEPTOR, useFactory: () => new SecurityContextInterceptor() },
+      {
+        provide: STARTUP_CHECK,
+        useFactory: (discovery: DiscoveryService, s: NestSettings, rules: HandlerRules) =>
+          new StartupCheck(discovery, s, rules),
+        inject: [DiscoveryService, SETTINGS, RULES],
+      },
+    ],
+  };
+}
+
+/**
+ * At `app.init()`: compiles the rule of every route handler of every controller (a
+ * bad rule fails the start, naming its handler) and, in strict mode, refuses
+ * handlers with no decorator.
+ */
+class StartupCheck implements OnModuleInit {
+  readonly #discovery: DiscoveryService;
+  readonly #settings: NestSettings;
+  readonly #rules: HandlerRules;
+
+  constructor(discovery: DiscoveryService, settings: NestSettings, rules: HandlerRules) {
+    this.#discovery = discovery;
+    this.#settings = settings;
+    this.#rules = rules;
+  }
+
+  onModuleInit(): void {
+    const reflector = new Reflector();
+    const scanner = new MetadataScanner();
+    const undecorated: string[] = [];
+    for (const wrapper of this.#discovery.getControllers()) {
+      const controller = wrapper.metatype as (abstract new (...args: never[]) => unknown) | null;
+      if (typeof controller !== 'function') continue;
+      const prototype = controller.prototype as Record<string, unknown>;
+      for (const name of scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[name];
+        if (typeof handler !== 'function') continue;
+        if (reflector.get(PATH_METADATA, handler) === undefined) continue;
+        const metadata = HandlerRules.metadataOf(reflector, handler, controller);
+        this.#rules.ruleOf(metadata, () => `${controller.name}.${name}`);
+        if (metadata === undefined) undecorated.push(`${controller.name}.${name}`);
+      }
+    }
+    if (this.#settings.strict && undecorated.length > 0) {
+      throw new ConfigurationError(
+        'strict',
+        `these handlers have no portcullis decorator on them or on their controller: ${undecorated.join(', ')} (add @PermitAll(), @Secured(...), @PreAuthorize(...), ... or turn strict off for the default policy, ${this.#settings.defaultPolicy})`,
+      );
+    }
+  }
+}
