@@ -31,6 +31,7 @@ const needs = {
   './session': ['iron-session'],
   './oauth2': ['oauth4webapi', 'iron-session'],
   './redis': ['redis'],
+  './nestjs': ['@nestjs/common', '@nestjs/core', 'rxjs', 'reflect-metadata'],
 };
 const devVersion = (name) =>
   JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;

@@ -88,6 +88,8 @@ writeFileSync(
         lib: ['ES2023'],
         types: ['node'],
         strict: true,
+        // Nest's decorators (docs/guides/nestjs.md), as every Nest application compiles them.
+        experimentalDecorators: true,
         skipLibCheck: true,
         noEmit: true,
         noUnusedLocals: false,

@@ -44,6 +44,7 @@ const guidesLinks: DefaultTheme.NavItemWithLink[] = [
   { text: 'GraphQL directives, graphql-http', link: '/guides/graphql' },
   { text: 'GraphQL Yoga', link: '/guides/yoga' },
   { text: 'Apollo Server', link: '/guides/apollo' },
+  { text: 'NestJS', link: '/guides/nestjs' },
   { text: 'Testing (portcullis/testing)', link: '/guides/testing' },
 ];
 

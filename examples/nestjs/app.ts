@@ -145,7 +145,6 @@ export class ApiController {
   ],
   controllers: [HomeController, ProfileController, PostsController, AdminController, ApiController],
 })
-// eslint-disable-next-line @typescript-eslint/no-extraneous-class -- a Nest module is a decorated class
 export class AppModule {}
 
 /** The Nest platforms the example runs on. */
@@ -156,13 +155,10 @@ export async function createNestApp(
   platform: Platform = 'express',
   options: { readonly logger?: false } = {},
 ): Promise<INestApplication> {
-  // Nest types its options as a class; a plain object is what it expects.
-  /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment */
   const app =
     platform === 'fastify'
       ? await NestFactory.create(AppModule, new FastifyAdapter(), options)
       : await NestFactory.create(AppModule, options);
-  /* eslint-enable @typescript-eslint/no-unsafe-class-instance-assignment */
   await app.init();
   return app;
 }

@@ -12,6 +12,7 @@ import fastify = require('portcullis/fastify');
 import fetch = require('portcullis/fetch');
 import graphql = require('portcullis/graphql');
 import jwt = require('portcullis/jwt');
+import nestjs = require('portcullis/nestjs');
 import node = require('portcullis/node');
 import oauth2 = require('portcullis/oauth2');
 import redis = require('portcullis/redis');
@@ -31,6 +32,9 @@ const api = {
     res.end();
   }),
   google: oauth2.OAuth2Provider.Google,
+  nestModule: nestjs.PortcullisModule.forRoot({
+    authenticator: portcullis.AuthenticationManager.inMemoryAuthentication(),
+  }),
   createRedisStores: redis.createRedisStores,
   session: new session.SessionConfig(),
   createProcedures: trpc.createProcedures,

@@ -43,6 +43,14 @@ import {
   OAuth2Provider,
   oauth2Login,
 } from 'portcullis/oauth2';
+import {
+  CurrentUser,
+  PermitAll,
+  PortcullisModule,
+  PreAuthorize,
+  Secured,
+  type SecurityDecorator,
+} from 'portcullis/nestjs';
 import { createRedisStores, type RedisStores } from 'portcullis/redis';
 import { SessionAuthenticator, SessionConfig, formLogin, formLogout } from 'portcullis/session';
 import {
@@ -163,6 +171,20 @@ export const graphqlContext = createGraphQLContext({ authenticator });
 // portcullis/redis: the stores on a node-redis client.
 const stores: RedisStores = createRedisStores({ client: createClient(), prefix: 'consumer:' });
 export const redisTokens = new JwtTokenService(jwtConfig, { store: stores.refreshTokens });
+
+// portcullis/nestjs: the module and the decorators (applied with decorator syntax in an
+// application compiled with experimentalDecorators; called here as the functions they are).
+export const nestModule = PortcullisModule.forRoot({
+  authenticator,
+  defaultPolicy: 'authenticated',
+});
+export const nestRules: SecurityDecorator[] = [
+  Secured('ADMIN'),
+  PreAuthorize("hasRole('USER') and hasAuthority('posts:read')"),
+  PreAuthorize({ authority: 'posts:write' }),
+  PermitAll(),
+];
+export const currentUserParameter: ParameterDecorator = CurrentUser();
 
 // portcullis/testing: a user, a caller, an operation and credentials, as tests write them.
 const admin: AuthenticatedUser = mockUser('admin', {
