@@ -129,6 +129,9 @@ export class PortcullisGuard implements CanActivate {
     const detail = debug ? ` by ${rule.description}` : '';
     if (user !== null) return new ForbiddenException(`Access is denied${detail}`);
     const authentication = recordedAuthentication(call.view, authenticator) ?? ANONYMOUS;
+    // A request the authenticator refused outright (a CSRF check): 403, as at the HTTP edge.
+    if (authentication.kind === 'refused')
+      return new ForbiddenException(`Access is denied${detail}`);
     const challenge = challengeOf(challenges, authentication);
     if (challenge !== undefined) setHeader(call.response, 'www-authenticate', challenge);
     return new UnauthorizedException(`Authentication is required${detail}`);

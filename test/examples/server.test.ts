@@ -2,26 +2,7 @@ import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../examples/app.js';
 import { basic, listen, type TestServer } from '../support/server.js';
-
-type Who = 'anonymous' | 'user' | 'writer' | 'admin' | 'guest';
-const WHO: Who[] = ['anonymous', 'user', 'writer', 'admin', 'guest'];
-
-/** SPEC.md's example routes and the status each demo user gets. */
-const EXPECTED: [method: string, path: string, statuses: Record<Who, number>][] = [
-  ['GET', '/', { anonymous: 200, user: 200, writer: 200, admin: 200, guest: 200 }],
-  ['GET', '/health', { anonymous: 200, user: 200, writer: 200, admin: 200, guest: 200 }],
-  ['GET', '/profile', { anonymous: 401, user: 200, writer: 200, admin: 200, guest: 403 }],
-  ['GET', '/posts', { anonymous: 401, user: 200, writer: 200, admin: 200, guest: 403 }],
-  ['POST', '/posts', { anonymous: 401, user: 403, writer: 201, admin: 201, guest: 403 }],
-  ['GET', '/admin', { anonymous: 401, user: 403, writer: 403, admin: 200, guest: 403 }],
-  ['GET', '/admin/dashboard', { anonymous: 401, user: 403, writer: 403, admin: 200, guest: 403 }],
-  ['POST', '/admin/users', { anonymous: 401, user: 403, writer: 403, admin: 201, guest: 403 }],
-  ['GET', '/api/data', { anonymous: 401, user: 200, writer: 200, admin: 200, guest: 403 }],
-  ['GET', '/api/profile', { anonymous: 401, user: 200, writer: 200, admin: 200, guest: 403 }],
-];
-
-const headersFor = (who: Who): Record<string, string> =>
-  who === 'anonymous' ? {} : { authorization: basic(who, `${who}-password`) };
+import { SPEC_ROUTES, headersFor, statusesAt } from '../support/spec-routes.js';
 
 describe('the example server (npm start)', () => {
   let server: TestServer;
@@ -31,18 +12,9 @@ describe('the example server (npm start)', () => {
   });
   afterAll(() => server.close());
 
-  for (const [method, path, statuses] of EXPECTED) {
+  for (const [method, path, statuses] of SPEC_ROUTES) {
     it(`${method} ${path}`, async () => {
-      const seen: Record<string, number> = {};
-      for (const who of WHO) {
-        const response = await fetch(`${server.origin}${path}`, {
-          method,
-          headers: headersFor(who),
-        });
-        await response.arrayBuffer();
-        seen[who] = response.status;
-      }
-      expect(seen).toEqual(statuses);
+      expect(await statusesAt(server.origin, method, path)).toEqual(statuses);
     });
   }
 

@@ -10,17 +10,16 @@ import { Test } from '@nestjs/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Access,
-  AuthenticationManager,
   AuthorizationManager,
   ConfigurationError,
-  DelegatingPasswordEncoder,
+  Outcome,
+  UnavailableError,
+  type AuthenticationOutcome,
+  type Authenticator,
   ExpressionSyntaxError,
-  NoOpPasswordEncoder,
   SecurityContext,
   SecurityEvents,
-  User,
   type AuthenticatedUser,
-  type Authenticator,
   type SecurityEvent,
 } from '../../src/index.js';
 import {
@@ -35,21 +34,7 @@ import {
   type PortcullisModuleOptions,
 } from '../../src/nestjs/index.js';
 import { basic } from '../support/server.js';
-import { USERS } from '../support/fixture.js';
-
-/** The adapter tests' users (password `<name>-pw`), in memory. */
-function testAuthenticator(): Authenticator {
-  const encoder = new DelegatingPasswordEncoder()
-    .withEncoder('noop', new NoOpPasswordEncoder())
-    .defaultEncoder('noop');
-  let authenticator = AuthenticationManager.inMemoryAuthentication().passwordEncoder(encoder);
-  for (const [name, { roles, authorities }] of Object.entries(USERS)) {
-    authenticator = authenticator.withUser(
-      new User(name, `{noop}${name}-pw`).withRoles(roles).withAuthorities(authorities),
-    );
-  }
-  return authenticator;
-}
+import { USERS, createTestAuthenticator } from '../support/fixture.js';
 
 type Who = 'anonymous' | keyof typeof USERS;
 const WHO: Who[] = ['anonymous', 'user', 'writer', 'admin', 'guest'];
@@ -149,7 +134,7 @@ async function start(
   controllers: (new () => unknown)[] = CONTROLLERS,
 ): Promise<string> {
   const moduleRef = await Test.createTestingModule({
-    imports: [PortcullisModule.forRoot({ authenticator: testAuthenticator(), ...options })],
+    imports: [PortcullisModule.forRoot({ authenticator: createTestAuthenticator(), ...options })],
     controllers,
   }).compile();
   app =
@@ -341,6 +326,55 @@ describe.each<Platform>(['express', 'fastify'])('PortcullisModule on %s', (platf
   });
 });
 
+describe.each<Platform>(['express', 'fastify'])('failures and refusals on %s', (platform) => {
+  /** An authenticator answering `outcome` for every request. */
+  const answering = (outcome: () => AuthenticationOutcome): Authenticator => ({
+    getUser: () => null,
+    attempt: outcome,
+  });
+
+  it('fails closed with 503 and Retry-After when authentication cannot answer', async () => {
+    const origin = await start(platform, {
+      authenticator: answering(() => {
+        throw new UnavailableError('the store is down', 7);
+      }),
+    });
+    for (const path of ['/plain', '/public']) {
+      const response = await fetch(`${origin}${path}`);
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('7');
+      expect(((await response.json()) as { statusCode: number }).statusCode).toBe(503);
+    }
+  });
+
+  it("adds a refused bearer token's RFC 6750 error to the challenge", async () => {
+    const origin = await start(platform, {
+      authenticator: answering(() =>
+        Outcome.failed('bad-credentials', {
+          challenge: { scheme: 'Bearer', error: 'invalid_token', description: 'The token expired' },
+        }),
+      ),
+      challenges: ['Bearer realm="api"'],
+    });
+    const response = await fetch(`${origin}/plain`, { headers: { authorization: 'Bearer x' } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(
+      'Bearer realm="api", error="invalid_token", error_description="The token expired"',
+    );
+    await response.arrayBuffer();
+  });
+
+  it('answers 403 to a request the authenticator refused outright', async () => {
+    const origin = await start(platform, {
+      authenticator: answering(() => Outcome.refused('csrf')),
+    });
+    const response = await fetch(`${origin}/plain`);
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toBeNull();
+    await response.arrayBuffer();
+  });
+});
+
 describe('start-up', () => {
   it('fails app.init() on a bad expression, naming the handler and the column', async () => {
     @Controller('bad')
@@ -387,7 +421,7 @@ describe('start-up', () => {
   });
 
   it('refuses bad options when forRoot is called', () => {
-    const authenticator = testAuthenticator();
+    const authenticator = createTestAuthenticator();
     expect(() =>
       PortcullisModule.forRoot({ authenticator, defaultPolicy: 'deny' as 'denyAll' }),
     ).toThrow(ConfigurationError);
@@ -406,7 +440,7 @@ describe('start-up', () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
         PortcullisModule.forRootAsync({
-          useFactory: () => Promise.resolve({ authenticator: testAuthenticator() }),
+          useFactory: () => Promise.resolve({ authenticator: createTestAuthenticator() }),
         }),
       ],
       controllers: [PublicController],
@@ -420,7 +454,7 @@ describe('start-up', () => {
     const failing = Test.createTestingModule({
       imports: [
         PortcullisModule.forRootAsync({
-          useFactory: () => ({ authenticator: testAuthenticator(), strict: 'yes' as never }),
+          useFactory: () => ({ authenticator: createTestAuthenticator(), strict: 'yes' as never }),
         }),
       ],
       controllers: [PublicController],

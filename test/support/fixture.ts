@@ -4,6 +4,7 @@ import {
   AuthenticationManager,
   AuthorizationManager,
   DelegatingPasswordEncoder,
+  MemoryAuthenticator,
   NoOpPasswordEncoder,
   SecurityContext,
   SecurityEvents,
@@ -19,9 +20,11 @@ export const USERS = {
   guest: { roles: [], authorities: [] },
 } as const;
 
-/** The transform every adapter test mounts, and the events it publishes to. */
-export function createTestTransform(): { transform: SecurityTransform; events: SecurityEvents } {
-  const events = new SecurityEvents();
+/**
+ * The {@link USERS} in memory (password `<name>-pw`), and `legacy`, a user whose stored
+ * hash names an encoder nobody registered.
+ */
+export function createTestAuthenticator(): MemoryAuthenticator {
   const encoder = new DelegatingPasswordEncoder()
     .withEncoder('noop', new NoOpPasswordEncoder())
     .defaultEncoder('noop');
@@ -31,8 +34,13 @@ export function createTestTransform(): { transform: SecurityTransform; events: S
       new User(name, `{noop}${name}-pw`).withRoles(roles).withAuthorities(authorities),
     );
   }
-  // A user whose stored hash names an encoder nobody registered.
-  authenticator = authenticator.withUser(new User('legacy', '{md5}legacy-pw').withRoles(['USER']));
+  return authenticator.withUser(new User('legacy', '{md5}legacy-pw').withRoles(['USER']));
+}
+
+/** The transform every adapter test mounts, and the events it publishes to. */
+export function createTestTransform(): { transform: SecurityTransform; events: SecurityEvents } {
+  const events = new SecurityEvents();
+  const authenticator = createTestAuthenticator();
   const transform = new SecurityTransform({ events })
     .configAuthenticator(() => authenticator)
     .configAuthorizer(() =>
