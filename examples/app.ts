@@ -10,9 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import {
-  Access,
   AuthenticationManager,
-  AuthorizationManager,
   LoginThrottle,
   RepositoryAuthenticator,
   SecurityHeaders,
@@ -26,7 +24,7 @@ import {
   type TrustedProxies,
 } from 'portcullis';
 import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
-import { JwtAuthenticator, JwtConfig, JwtTokenService, tokenEndpoints } from 'portcullis/jwt';
+import { JwtAuthenticator, JwtTokenService, tokenEndpoints } from 'portcullis/jwt';
 import {
   securityRoutes,
   withSecurity,
@@ -46,25 +44,10 @@ import {
   type SessionSiteOptions,
   type SessionSummary,
 } from './session-site.js';
+import { DEMO_USERS, exampleJwtConfig, exampleRules } from './security.js';
 import { createExampleStores, type ExampleStores } from './stores.js';
 
-/** The demo users: username, password, roles, authorities. */
-export const DEMO_USERS = [
-  { username: 'user', password: 'user-password', roles: ['USER'], authorities: ['posts:read'] },
-  {
-    username: 'writer',
-    password: 'writer-password',
-    roles: ['USER'],
-    authorities: ['posts:read', 'posts:write'],
-  },
-  {
-    username: 'admin',
-    password: 'admin-password',
-    roles: ['ADMIN', 'USER'],
-    authorities: ['posts:read', 'posts:write', 'users:write'],
-  },
-  { username: 'guest', password: 'guest-password', roles: [], authorities: [] },
-] as const;
+export { DEMO_USERS } from './security.js';
 
 /** Options of {@link createApp}. */
 export interface AppOptions {
@@ -178,11 +161,9 @@ export async function createApp(options: AppOptions = {}): Promise<{
   // Bearer tokens (JWT, HS256) next to HTTP Basic. JWT_SECRET (at least 32 bytes)
   // keeps tokens valid across restarts and instances; without it a random secret is
   // made at start.
-  const jwtConfig = new JwtConfig(
+  const jwtConfig = exampleJwtConfig(
     process.env['JWT_SECRET'] ?? randomBytes(32).toString('base64url'),
-  )
-    .issuer('portcullis-example')
-    .expirationSeconds(15 * 60);
+  );
   if (options.jwtCache === false) jwtConfig.cache(false);
   const tokens = new JwtTokenService(jwtConfig, {
     ...(stores.refreshTokens === undefined ? {} : { store: stores.refreshTokens }),
@@ -238,46 +219,8 @@ export async function createApp(options: AppOptions = {}): Promise<{
   const transform = new SecurityTransform()
     // A bearer token, else the session cookie, else HTTP Basic: the first user found wins.
     .configAuthenticator(() => AuthenticationManager.anyOf(jwt, sessions, authenticator))
-    .configAuthorizer(() => {
-      const rules = AuthorizationManager.requestMatcher()
-        // Browser navigations that need a login go to the form; other clients get 401
-        // with the Basic and Bearer challenges.
-        .loginUrl('/login', { targetParameter: 'continue' })
-        .httpBasic()
-        .bearer()
-        // Spring path patterns, first match wins; a path no rule names needs a login.
-        .requestMatchers(['/', '/health', '/login', '/logout'], Access.permitAll())
-        // The OAuth2 login routes (answered only when the development provider is on).
-        .requestMatchers(
-          ['/oauth2/authorization/{registrationId}', '/login/oauth2/code/{registrationId}'],
-          Access.permitAll(),
-        )
-        .requestMatchers('/me', Access.authenticated())
-        .requestMatchers(endpoints.paths, Access.permitAll(), { methods: ['POST'] })
-        .requestMatchers(['/account/password', '/logout/everywhere'], Access.authenticated(), {
-          methods: ['POST'],
-        })
-        .requestMatchers('/profile', new Access().roles(['USER']))
-        .requestMatchers('/posts', new Access().roles(['USER']).authorities(['posts:read']), {
-          methods: ['GET'],
-        })
-        .requestMatchers('/posts', new Access().authorities(['posts:write']), {
-          methods: ['POST'],
-        })
-        .requestMatchers(
-          '/admin/users',
-          new Access().roles(['ADMIN']).authorities(['users:write']),
-          { methods: ['POST'] },
-        )
-        .requestMatchers('/admin/**', new Access().roles(['ADMIN']))
-        .requestMatchers('/api/**', new Access().roles(['USER']))
-        // GraphQL and tRPC guard each field and procedure themselves (deny by default
-        // there too), so their endpoints let every request through to those guards.
-        .requestMatchers(['/graphql', '/trpc/**'], Access.permitAll());
-      // Every /api request counts against its user's limit (429 past it), checked after
-      // authentication and before the rules, on every instance with Redis.
-      return apiLimit === undefined ? rules : rules.rateLimit('/api/**', apiLimit);
-    });
+    // The URL rules (security.ts, which `npx portcullis explain` reads too).
+    .configAuthorizer(() => exampleRules({ tokenPaths: endpoints.paths, apiLimit }));
 
   const siteRouter = (req: SecuredRequest, res: ServerResponse): void => {
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';

@@ -21,3 +21,4 @@ export * from './transform/index.js';
 export * from './stores/index.js';
 export * from './users/index.js';
 export * from './throttle/index.js';
+export type { CliConfig, CliUser } from './cli/config.js';
