@@ -46,6 +46,7 @@ const guidesLinks: DefaultTheme.NavItemWithLink[] = [
   { text: 'Apollo Server', link: '/guides/apollo' },
   { text: 'NestJS', link: '/guides/nestjs' },
   { text: 'Testing (portcullis/testing)', link: '/guides/testing' },
+  { text: 'Why was I refused? (debugging)', link: '/guides/debugging' },
 ];
 
 const mechanismsLinks: DefaultTheme.NavItemWithLink[] = [
@@ -66,6 +67,7 @@ const referenceLinks: DefaultTheme.NavItemWithLink[] = [
   { text: 'Errors', link: '/reference/errors' },
   { text: 'Security events', link: '/reference/events' },
   { text: 'SecurityContext', link: '/reference/security-context' },
+  { text: 'The portcullis command', link: '/reference/cli' },
   { text: 'API (TypeDoc)', link: '/api/' },
 ];
 
