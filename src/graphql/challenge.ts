@@ -14,20 +14,5 @@ export function contextChallenge(context: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/**
- * `extensions.http.headers` holding `WWW-Authenticate`, in the two shapes servers
- * read: a `Map` (Apollo Server merges only a `Map`) that also has the header as an
- * own property (GraphQL Yoga copies properties with `Object.assign`; JSON shows it).
- *
- * @internal
- */
-export function challengeHeaders(challenge: string): ChallengeHeaders {
-  const headers = new Map([['www-authenticate', challenge]]);
-  Object.defineProperty(headers, 'www-authenticate', { value: challenge, enumerable: true });
-  return headers as unknown as ChallengeHeaders;
-}
-
-/** A `Map` of headers that also holds each as a property. @internal */
-export type ChallengeHeaders = Map<string, string> & Readonly<Record<string, string>>;
-
+export { challengeHeaders, type ChallengeHeaders } from '../http/challenge-headers.js';
 export { challengeOf, requireChallenges } from '../authorization/challenges.js';

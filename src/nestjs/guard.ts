@@ -1,45 +1,42 @@
-import {
-  BadRequestException,
-  ForbiddenException,
-  HttpException,
-  ServiceUnavailableException,
-  UnauthorizedException,
-  type CallHandler,
-  type CanActivate,
-  type ExecutionContext,
-  type NestInterceptor,
-} from '@nestjs/common';
+import type { CallHandler, CanActivate, ExecutionContext, NestInterceptor } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
+import type { GraphQLResolveInfo } from 'graphql';
 import { Observable } from 'rxjs';
 import { challengeOf } from '../authorization/challenges.js';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { SecurityContext } from '../core/context.js';
-import { TooManyRequestsError, UnavailableError } from '../core/errors.js';
+import { UnavailableError } from '../core/errors.js';
 import { summarize } from '../core/events.js';
 import { Outcome } from '../core/outcome.js';
 import type { SecurityRequest } from '../core/request.js';
-import type { SecurityResponse } from '../core/security.js';
 import { recordedAuthentication } from '../http/authentication-record.js';
 import { findRequest, viewOf } from '../http/find-request.js';
 import { isPromiseLike } from '../lib/promise.js';
 import type { SecurityOutcome } from '../transform/index.js';
+import type { Answers } from './answers.js';
+import { graphqlAnswers, graphqlModule } from './graphql-answers.js';
+import { httpAnswers } from './http-answers.js';
 import type { NestSettings } from './options.js';
-import { httpRequestOf, recordUser, requestUser } from './request.js';
+import { platformRequestOf, recordUser, recordedUser, requestUser } from './request.js';
 import { HandlerRules, type HandlerRule } from './rules.js';
 
-/** What the guard needs of one HTTP request. */
+/** What the guard needs of one call of a handler or resolver. */
 interface Call {
+  /** The platform's request, where the user is recorded. */
   readonly request: object;
-  readonly response: unknown;
   readonly view: SecurityRequest;
   readonly rule: HandlerRule;
+  /** The expression's `args`. */
+  readonly args: () => unknown;
+  readonly answers: Answers;
 }
 
 /**
  * The module's global guard: the pipeline of the HTTP adapters (firewall,
- * authentication, the URL rules when given), then the handler's rule. Denials are
- * Nest's exceptions (`UnauthorizedException` with `WWW-Authenticate`,
- * `ForbiddenException`, …), answered by Nest's exception filters.
+ * authentication, the URL rules when given), once per request, then the rule of the
+ * handler or resolver. Denials are Nest's HTTP exceptions for controllers
+ * (`UnauthorizedException` with `WWW-Authenticate`, `ForbiddenException`, …, answered
+ * by Nest's exception filters), `GraphQLError`s for resolvers.
  *
  * @internal
  */
@@ -61,19 +58,50 @@ export class PortcullisGuard implements CanActivate {
       HandlerRules.metadataOf(this.#reflector, handler, controller),
       () => `${controller.name}.${handler.name}`,
     );
-    const request = httpRequestOf(context);
-    if (request === undefined) {
-      // Not an HTTP call (GraphQL, microservices, WebSockets): no request to
-      // authenticate yet, so only a @PermitAll() handler runs.
-      if (rule === null) return true;
-      throw new ForbiddenException('Access is denied');
+    const type = context.getType<string>();
+    const request = platformRequestOf(context);
+    if (type === 'http' && request !== undefined) {
+      const answers = httpAnswers(context.switchToHttp().getResponse());
+      return this.#run(request, rule, () => argsOf(request), answers);
     }
+    if (type === 'graphql') {
+      const info = context.getArgByIndex<GraphQLResolveInfo | undefined>(3);
+      const args = () => context.getArgByIndex<unknown>(1);
+      const graphql = graphqlModule();
+      const run = (answers: Answers): boolean | Promise<boolean> =>
+        request === undefined
+          ? this.#withoutRequest(rule, answers)
+          : this.#run(request, rule, args, answers);
+      return isPromiseLike(graphql)
+        ? graphql.then((module) => run(graphqlAnswers(module, info)))
+        : run(graphqlAnswers(graphql, info));
+    }
+    // Another transport (microservices, WebSockets): no request to authenticate, so
+    // only a @PermitAll() handler runs.
+    return this.#withoutRequest(rule, httpAnswers(undefined));
+  }
+
+  /** A call without an HTTP request: anonymous. */
+  #withoutRequest(rule: HandlerRule, answers: Answers): boolean {
+    if (rule === null) return true;
+    throw answers.unauthenticated('Authentication is required', undefined);
+  }
+
+  #run(
+    request: object,
+    rule: HandlerRule,
+    args: () => unknown,
+    answers: Answers,
+  ): boolean | Promise<boolean> {
     const found = findRequest(request, { holders: false });
-    if (found === undefined) throw new BadRequestException();
+    if (found === undefined) throw answers.refuse(BAD_REQUEST);
     const protocol = (request as { protocol?: unknown }).protocol;
     const view =
       typeof protocol === 'string' ? viewOf(found, undefined, protocol === 'https') : viewOf(found);
-    const call: Call = { request, response: context.switchToHttp().getResponse(), view, rule };
+    const call: Call = { request, view, rule, args, answers };
+    // The resolvers of one GraphQL request share its authentication.
+    const known = recordedUser(request);
+    if (known !== undefined) return this.#check(known, call);
     const outcome = this.#settings.transform.handle(view);
     return isPromiseLike(outcome)
       ? Promise.resolve(outcome).then((o) => this.#decide(o, call))
@@ -81,15 +109,18 @@ export class PortcullisGuard implements CanActivate {
   }
 
   #decide(outcome: SecurityOutcome, call: Call): boolean | Promise<boolean> {
-    if (!outcome.proceed) throw exceptionOf(outcome.response, call.response);
-    const user = outcome.user;
-    recordUser(call.request, user);
+    if (!outcome.proceed) throw call.answers.refuse(outcome.response);
+    recordUser(call.request, outcome.user);
+    return this.#check(outcome.user, call);
+  }
+
+  #check(user: AuthenticatedUser | null, call: Call): boolean | Promise<boolean> {
     const rule = call.rule;
     if (rule === null) return true;
     if (user === null) throw this.#denial(rule, call, null);
     let passed: boolean | PromiseLike<boolean>;
     try {
-      passed = rule.check(user, rule.usesArgs ? argsOf(call.request) : undefined);
+      passed = rule.check(user, rule.usesArgs ? call.args() : undefined);
     } catch {
       passed = false;
     }
@@ -101,18 +132,14 @@ export class PortcullisGuard implements CanActivate {
         throw this.#denial(rule, call, user);
       },
       (error: unknown) => {
-        if (error instanceof UnavailableError) throw unavailable(error, call.response);
+        if (error instanceof UnavailableError) throw call.answers.unavailable(error);
         throw this.#denial(rule, call, user);
       },
     );
   }
 
-  /** The exception of a denial (401 with its challenge, or 403), after its `access-denied` event. */
-  #denial(
-    rule: Exclude<HandlerRule, null>,
-    call: Call,
-    user: AuthenticatedUser | null,
-  ): HttpException {
+  /** The error of a denial (401 with its challenge, or 403), after its `access-denied` event. */
+  #denial(rule: Exclude<HandlerRule, null>, call: Call, user: AuthenticatedUser | null): Error {
     const { events, debug, challenges, authenticator } = this.#settings;
     try {
       if (events.hasListeners) {
@@ -127,28 +154,32 @@ export class PortcullisGuard implements CanActivate {
       // A faulty custom publisher must not turn a denial into a server error.
     }
     const detail = debug ? ` by ${rule.description}` : '';
-    if (user !== null) return new ForbiddenException(`Access is denied${detail}`);
+    if (user !== null) return call.answers.forbidden(`Access is denied${detail}`);
     const authentication = recordedAuthentication(call.view, authenticator) ?? ANONYMOUS;
     // A request the authenticator refused outright (a CSRF check): 403, as at the HTTP edge.
     if (authentication.kind === 'refused')
-      return new ForbiddenException(`Access is denied${detail}`);
-    const challenge = challengeOf(challenges, authentication);
-    if (challenge !== undefined) setHeader(call.response, 'www-authenticate', challenge);
-    return new UnauthorizedException(`Authentication is required${detail}`);
+      return call.answers.forbidden(`Access is denied${detail}`);
+    return call.answers.unauthenticated(
+      `Authentication is required${detail}`,
+      challengeOf(challenges, authentication),
+    );
   }
 }
 
 const ANONYMOUS = Outcome.anonymous();
 
+/** A platform request that holds no node request: refused as malformed. */
+const BAD_REQUEST = Object.freeze({ status: 400, headers: {}, body: 'Bad Request' });
+
 /**
- * Runs the handler (and its pipes) with the request's user in the
+ * Runs the handler or resolver (and its pipes) with the request's user in the
  * `SecurityContext`, for everything it awaits.
  *
  * @internal
  */
 export class SecurityContextInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (httpRequestOf(context) === undefined) return next.handle();
+    if (platformRequestOf(context) === undefined) return next.handle();
     const user = requestUser(context);
     return new Observable((subscriber) =>
       SecurityContext.run(user, () => next.handle().subscribe(subscriber)),
@@ -157,7 +188,7 @@ export class SecurityContextInterceptor implements NestInterceptor {
 }
 
 /**
- * The handler's `args`: the query, the body when it is an object, the route params,
+ * A handler's `args`: the query, the body when it is an object, the route params,
  * each overriding the one before.
  */
 function argsOf(request: object): Record<string, unknown> {
@@ -172,55 +203,4 @@ function asRecord(value: unknown): Record<string, unknown> | undefined {
     !ArrayBuffer.isView(value)
     ? (value as Record<string, unknown>)
     : undefined;
-}
-
-/** Nest's exception for a response of the pipeline (400, 401, 403, a redirect, 429, 503), its headers set. */
-function exceptionOf(answer: SecurityResponse, response: unknown): HttpException {
-  for (const [name, value] of Object.entries(answer.headers)) {
-    // Nest's exception filter writes its own body, with its own type and length.
-    if (name !== 'content-type' && name !== 'content-length') setHeader(response, name, value);
-  }
-  if (answer.cookies !== undefined && answer.cookies.length > 0) {
-    setHeader(response, 'set-cookie', [...answer.cookies]);
-  }
-  switch (answer.status) {
-    case 400:
-      return new BadRequestException();
-    case 401:
-      return new UnauthorizedException('Authentication is required');
-    case 403:
-      return new ForbiddenException('Access is denied');
-    case 503:
-      return new ServiceUnavailableException('The service is unavailable, try again later');
-    default:
-      return new HttpException(
-        answer.status === 429
-          ? 'Too many requests, try again later'
-          : answer.status >= 300 && answer.status < 400
-            ? 'Redirect'
-            : 'Error',
-        answer.status,
-      );
-  }
-}
-
-/** A custom function past its deadline, a rate limit: 503 or 429 with `Retry-After`. */
-function unavailable(error: UnavailableError, response: unknown): HttpException {
-  setHeader(response, 'retry-after', String(error.retryAfter));
-  return error instanceof TooManyRequestsError
-    ? new HttpException('Too many requests, try again later', 429)
-    : new ServiceUnavailableException('The service is unavailable, try again later');
-}
-
-/** Sets a header on Express's `res` or Fastify's `reply`. */
-function setHeader(response: unknown, name: string, value: string | string[]): void {
-  const target = response as {
-    header?: (name: string, value: unknown) => unknown;
-    setHeader?: (name: string, value: unknown) => unknown;
-    raw?: unknown;
-  } | null;
-  if (target === null || typeof target !== 'object') return;
-  if (typeof target.raw === 'object' && typeof target.header === 'function')
-    target.header(name, value);
-  else if (typeof target.setHeader === 'function') target.setHeader(name, value);
 }

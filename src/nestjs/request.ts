@@ -4,10 +4,21 @@ import type { AuthenticatedUser } from '../core/authenticated-user.js';
 /** The user the guard found for each request (the platform's request object). */
 const users = new WeakMap<object, AuthenticatedUser | null>();
 
-/** The platform's request of an HTTP context (Express's `req`, Fastify's `request`). @internal */
-export function httpRequestOf(context: ExecutionContext): object | undefined {
-  if (context.getType() !== 'http') return undefined;
-  const request: unknown = context.switchToHttp().getRequest();
+/**
+ * The platform's request of a call (Express's `req`, Fastify's `request`): the HTTP
+ * request of a controller's handler, or the `req` of a GraphQL resolver's context
+ * (which `@nestjs/apollo` always sets); `undefined` for other transports.
+ *
+ * @internal
+ */
+export function platformRequestOf(context: ExecutionContext): object | undefined {
+  const type = context.getType<string>();
+  let request: unknown;
+  if (type === 'http') request = context.switchToHttp().getRequest();
+  else if (type === 'graphql') {
+    const gqlContext: unknown = context.getArgByIndex(2);
+    request = (gqlContext as { req?: unknown } | null | undefined)?.req;
+  }
   return typeof request === 'object' && request !== null ? request : undefined;
 }
 
@@ -17,6 +28,11 @@ export function recordUser(request: object, user: AuthenticatedUser | null): voi
   if (Object.isExtensible(request)) (request as { user?: unknown }).user = user;
 }
 
+/** The user recorded for a request: `undefined` when the guard has not run for it yet. @internal */
+export function recordedUser(request: object): AuthenticatedUser | null | undefined {
+  return users.get(request);
+}
+
 /**
  * The user the guard recorded for the request of `context`; `null` when anonymous or
  * when the guard did not run for it (another library's `request.user` is not read).
@@ -24,6 +40,6 @@ export function recordUser(request: object, user: AuthenticatedUser | null): voi
  * @internal
  */
 export function requestUser(context: ExecutionContext): AuthenticatedUser | null {
-  const request = httpRequestOf(context);
+  const request = platformRequestOf(context);
   return request === undefined ? null : (users.get(request) ?? null);
 }
