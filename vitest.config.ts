@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const src = fileURLToPath(new URL('./src/', import.meta.url));
 
@@ -20,6 +20,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // The documentation site in Chromium: `npm run docs:check` (vitest.docs.config.ts), on the
+    // build of `npm run docs:build`.
+    exclude: [...configDefaults.exclude, 'test/docs/site.test.ts'],
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 20_000,
