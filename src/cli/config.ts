@@ -15,9 +15,9 @@ export interface CliUser {
 }
 
 /**
- * What `npx portcullis explain --config <module>` and `npx portcullis token --config
- * <module>` read: the module's default export (or its export named `config`), an
- * object or a function (possibly async) that returns one. Build it from the same code
+ * What the configuration module of `npx portcullis explain --config` and
+ * `npx portcullis token --config` exports: its default export (or its export named
+ * `config`), an object or a function (possibly async) that returns one. Build it from the same code
  * as the server, so that the command explains the rules the server enforces.
  *
  * @example
