@@ -29,7 +29,7 @@ newest=(
   graphql@^17 iron-session@^9 @graphql-tools/utils@^13 @graphql-tools/schema@^11 fastify@^5
   @trpc/server@^11 @trpc/client@^11 jose@^6 oauth4webapi@^3 redis@^6 'argon2@<1'
   @nestjs/common@^11 @nestjs/core@^11 @nestjs/platform-express@^11 @nestjs/platform-fastify@^11
-  @nestjs/testing@^11 rxjs@^7
+  @nestjs/testing@^11
 )
 # The majors of @graphql-tools/utils between the oldest and the newest, each run with the GraphQL
 # suites in the newest set's copy.
@@ -47,11 +47,11 @@ oldest=(
   @trpc/server@11.22.1 @trpc/client@11.22.1 jose@6.2.13 oauth4webapi@3.0.0 redis@6.0.0
   argon2@0.43.0
   @nestjs/common@11.0.0 @nestjs/core@11.0.0 @nestjs/platform-express@11.0.0
-  @nestjs/platform-fastify@11.0.0 @nestjs/testing@11.0.0 rxjs@7.1.0
+  @nestjs/platform-fastify@11.0.0 @nestjs/testing@11.0.0
 )
 # test/package/support-table.test.ts checks both sets against package.json's ranges.
 peers=(graphql iron-session @graphql-tools/utils fastify @trpc/server jose oauth4webapi redis argon2
-  @nestjs/common @nestjs/core rxjs)
+  @nestjs/common @nestjs/core)
 
 # A copy of the checkout's files (not node_modules, dist or git data) in a temporary folder.
 copy_checkout() {

@@ -1,30 +1,28 @@
-import type { CallHandler, CanActivate, ExecutionContext, NestInterceptor } from '@nestjs/common';
+import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
 import type { GraphQLResolveInfo } from 'graphql';
-import { Observable } from 'rxjs';
 import { challengeOf } from '../authorization/challenges.js';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
-import { SecurityContext } from '../core/context.js';
 import { UnavailableError } from '../core/errors.js';
 import { summarize } from '../core/events.js';
 import { Outcome } from '../core/outcome.js';
 import type { SecurityRequest } from '../core/request.js';
 import { recordedAuthentication } from '../http/authentication-record.js';
-import { findRequest, viewOf } from '../http/find-request.js';
 import { isPromiseLike } from '../lib/promise.js';
 import type { SecurityOutcome } from '../transform/index.js';
 import type { Answers } from './answers.js';
 import { graphqlAnswers, graphqlModule } from './graphql-answers.js';
 import { httpAnswers } from './http-answers.js';
 import type { NestSettings } from './options.js';
-import { platformRequestOf, recordUser, recordedUser, requestUser } from './request.js';
+import { platformRequestOf, recordUser, recordedUser, securityView } from './request.js';
 import { HandlerRules, type HandlerRule } from './rules.js';
 
 /** What the guard needs of one call of a handler or resolver. */
 interface Call {
   /** The platform's request, where the user is recorded. */
   readonly request: object;
-  readonly view: SecurityRequest;
+  /** The request's view, made when first needed (`undefined`: no node request in it). */
+  readonly view: () => SecurityRequest | undefined;
   readonly rule: HandlerRule;
   /** The expression's `args`. */
   readonly args: () => unknown;
@@ -32,9 +30,9 @@ interface Call {
 }
 
 /**
- * The module's global guard: the pipeline of the HTTP adapters (firewall,
- * authentication, the URL rules when given), once per request, then the rule of the
- * handler or resolver. Denials are Nest's HTTP exceptions for controllers
+ * The module's global guard: the rule of the handler or resolver, for the user the
+ * module's middleware found (or, for a request the middleware did not see, after
+ * running the same pipeline itself). Denials are Nest's HTTP exceptions for controllers
  * (`UnauthorizedException` with `WWW-Authenticate`, `ForbiddenException`, …, answered
  * by Nest's exception filters), `GraphQLError`s for resolvers.
  *
@@ -93,16 +91,15 @@ export class PortcullisGuard implements CanActivate {
     args: () => unknown,
     answers: Answers,
   ): boolean | Promise<boolean> {
-    const found = findRequest(request, { holders: false });
-    if (found === undefined) throw answers.refuse(BAD_REQUEST);
-    const protocol = (request as { protocol?: unknown }).protocol;
-    const view =
-      typeof protocol === 'string' ? viewOf(found, undefined, protocol === 'https') : viewOf(found);
-    const call: Call = { request, view, rule, args, answers };
-    // The resolvers of one GraphQL request share its authentication.
+    let view: SecurityRequest | undefined | null = null;
+    const viewOnce = () => (view === null ? (view = securityView(request)) : view);
+    const call: Call = { request, view: viewOnce, rule, args, answers };
+    // The middleware ran the pipeline (the resolvers of one GraphQL request share it too).
     const known = recordedUser(request);
     if (known !== undefined) return this.#check(known, call);
-    const outcome = this.#settings.transform.handle(view);
+    const found = viewOnce();
+    if (found === undefined) throw answers.refuse(BAD_REQUEST);
+    const outcome = this.#settings.transform.handle(found);
     return isPromiseLike(outcome)
       ? Promise.resolve(outcome).then((o) => this.#decide(o, call))
       : this.#decide(outcome, call);
@@ -141,13 +138,14 @@ export class PortcullisGuard implements CanActivate {
   /** The error of a denial (401 with its challenge, or 403), after its `access-denied` event. */
   #denial(rule: Exclude<HandlerRule, null>, call: Call, user: AuthenticatedUser | null): Error {
     const { events, debug, challenges, authenticator } = this.#settings;
+    const view = call.view();
     try {
       if (events.hasListeners) {
         events.publish({
           type: 'access-denied',
           username: user?.username ?? null,
           rule: rule.description,
-          request: summarize(call.view),
+          request: summarize(view ?? UNKNOWN_REQUEST),
         });
       }
     } catch {
@@ -155,7 +153,7 @@ export class PortcullisGuard implements CanActivate {
     }
     const detail = debug ? ` by ${rule.description}` : '';
     if (user !== null) return call.answers.forbidden(`Access is denied${detail}`);
-    const authentication = recordedAuthentication(call.view, authenticator) ?? ANONYMOUS;
+    const authentication = (view && recordedAuthentication(view, authenticator)) ?? ANONYMOUS;
     // A request the authenticator refused outright (a CSRF check): 403, as at the HTTP edge.
     if (authentication.kind === 'refused')
       return call.answers.forbidden(`Access is denied${detail}`);
@@ -168,24 +166,11 @@ export class PortcullisGuard implements CanActivate {
 
 const ANONYMOUS = Outcome.anonymous();
 
+/** What an event says of a request without a node request in it. */
+const UNKNOWN_REQUEST = { method: 'UNKNOWN', rawPath: '', clientAddress: undefined };
+
 /** A platform request that holds no node request: refused as malformed. */
 const BAD_REQUEST = Object.freeze({ status: 400, headers: {}, body: 'Bad Request' });
-
-/**
- * Runs the handler or resolver (and its pipes) with the request's user in the
- * `SecurityContext`, for everything it awaits.
- *
- * @internal
- */
-export class SecurityContextInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (platformRequestOf(context) === undefined) return next.handle();
-    const user = requestUser(context);
-    return new Observable((subscriber) =>
-      SecurityContext.run(user, () => next.handle().subscribe(subscriber)),
-    );
-  }
-}
 
 /**
  * A handler's `args`: the query, the body when it is an object, the route params,

@@ -1,21 +1,25 @@
-import type {
-  DynamicModule,
-  InjectionToken,
-  ModuleMetadata,
-  OnModuleInit,
-  OptionalFactoryDependency,
-  Provider,
+import {
+  Inject,
+  RequestMethod,
+  type DynamicModule,
+  type InjectionToken,
+  type MiddlewareConsumer,
+  type ModuleMetadata,
+  type NestModule,
+  type OnModuleInit,
+  type OptionalFactoryDependency,
+  type Provider,
 } from '@nestjs/common';
 import {
   APP_GUARD,
-  APP_INTERCEPTOR,
   DiscoveryModule,
   DiscoveryService,
   MetadataScanner,
   Reflector,
 } from '@nestjs/core';
 import { ConfigurationError } from '../core/errors.js';
-import { PortcullisGuard, SecurityContextInterceptor } from './guard.js';
+import { PortcullisGuard } from './guard.js';
+import { securityMiddleware } from './middleware.js';
 import { resolveNestOptions, type NestSettings, type PortcullisModuleOptions } from './options.js';
 import { HandlerRules } from './rules.js';
 
@@ -40,12 +44,13 @@ const STARTUP_CHECK = Symbol('portcullis.nestjs.startup-check');
 const PATH_METADATA = 'path';
 
 /**
- * portcullis for NestJS, on Express and on Fastify: a global guard runs the HTTP
- * adapters' pipeline (firewall, authentication, URL rules when given) and then the
+ * portcullis for NestJS, on Express and on Fastify: a middleware on every route runs
+ * the HTTP adapters' pipeline (firewall, authentication, URL rules when given) and
+ * the rest of the request in the `SecurityContext`; a global guard then checks the
  * handler's rule from its decorators (`@Secured`, `@PreAuthorize`, `@PermitAll`,
  * `@DenyAll`, `@RolesAllowed`; a handler's own wins over its controller's; none
  * means the default policy, authenticated). Every rule is compiled when the
- * application starts. The handler runs with its user in the `SecurityContext`.
+ * application starts.
  *
  * @example
  * ```ts no-check
@@ -56,8 +61,21 @@ const PATH_METADATA = 'path';
  * export class AppModule {}
  * ```
  */
-// eslint-disable-next-line @typescript-eslint/no-extraneous-class -- a Nest module is a class
-export class PortcullisModule {
+export class PortcullisModule implements NestModule {
+  readonly #settings: NestSettings;
+
+  /** @internal Nest makes the module, with its settings. */
+  constructor(settings: NestSettings) {
+    this.#settings = settings;
+  }
+
+  /** @internal Nest calls it: the pipeline's middleware on every route. */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply(securityMiddleware(this.#settings))
+      .forRoutes({ path: '*', method: RequestMethod.ALL });
+  }
+
   /**
    * The module with its options. A bad option throws now.
    *
@@ -95,6 +113,9 @@ export class PortcullisModule {
   }
 }
 
+// `@Inject(SETTINGS)` on the constructor's parameter, applied without decorator syntax.
+Inject(SETTINGS)(PortcullisModule, undefined, 0);
+
 function module(
   settings: Provider[],
   imports: NonNullable<ModuleMetadata['imports']>,
@@ -116,7 +137,6 @@ function module(
           new PortcullisGuard(s, rules, new Reflector()),
         inject: [SETTINGS, RULES],
       },
-      { provide: APP_INTERCEPTOR, useFactory: () => new SecurityContextInterceptor() },
       {
         provide: STARTUP_CHECK,
         useFactory: (discovery: DiscoveryService, s: NestSettings, rules: HandlerRules) =>

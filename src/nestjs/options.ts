@@ -55,6 +55,15 @@ export interface PortcullisModuleOptions {
    */
   readonly strict?: boolean;
   /**
+   * Run the rest of each request (guards, pipes, handlers, resolvers) with its user in
+   * the `SecurityContext` (`SecurityContext.getUser()` anywhere the request's code
+   * runs). `false` saves the cost of `AsyncLocalStorage` on every request (node's
+   * promise hooks then never run); `@CurrentUser()` and `request.user` still hold the
+   * user, and the rules are the same.
+   * @defaultValue `true`
+   */
+  readonly securityContext?: boolean;
+  /**
    * Name the rule in denial messages (`Access is denied by hasRole('ADMIN')`); for
    * development only.
    * @defaultValue `false`
@@ -71,6 +80,7 @@ export interface NestSettings {
   readonly defaultPolicy: DefaultPolicy;
   readonly strict: boolean;
   readonly debug: boolean;
+  readonly securityContext: boolean;
 }
 
 const KNOWN = [
@@ -83,6 +93,7 @@ const KNOWN = [
   'defaultPolicy',
   'strict',
   'debug',
+  'securityContext',
 ];
 
 /** Without URL rules, every request reaches the handler's rule. */
@@ -114,6 +125,7 @@ export function resolveNestOptions(options: PortcullisModuleOptions): NestSettin
     defaultPolicy = 'authenticated',
     strict = false,
     debug = false,
+    securityContext = true,
   } = options;
   if (typeof (authenticator as Partial<Authenticator> | null)?.getUser !== 'function') {
     throw new ConfigurationError('authenticator', 'must be an Authenticator');
@@ -126,6 +138,9 @@ export function resolveNestOptions(options: PortcullisModuleOptions): NestSettin
   }
   if (typeof strict !== 'boolean') throw new ConfigurationError('strict', 'must be a boolean');
   if (typeof debug !== 'boolean') throw new ConfigurationError('debug', 'must be a boolean');
+  if (typeof securityContext !== 'boolean') {
+    throw new ConfigurationError('securityContext', 'must be a boolean');
+  }
   const transform = new SecurityTransform({
     authenticator,
     authorizer,
@@ -141,5 +156,6 @@ export function resolveNestOptions(options: PortcullisModuleOptions): NestSettin
     defaultPolicy: requireDefaultPolicy(defaultPolicy),
     strict,
     debug,
+    securityContext,
   });
 }

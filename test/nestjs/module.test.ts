@@ -107,6 +107,13 @@ class ArgsController {
     return `search ${owner}`;
   }
 
+  /** The caller two ways: the parameter, and the SecurityContext. */
+  @Get('both')
+  @Authenticated()
+  both(@CurrentUser() user: AuthenticatedUser): string {
+    return `${user.username} ${SecurityContext.getUser()?.username ?? 'none'}`;
+  }
+
   /** The SecurityContext holds the caller across awaits. */
   @Get('context')
   @RolesAllowed('USER', 'ADMIN')
@@ -263,6 +270,27 @@ describe.each<Platform>(['express', 'fastify'])('PortcullisModule on %s', (platf
     const response = await fetch(`${origin}/args/context`, { headers: headersFor('writer') });
     expect(await response.text()).toBe('context writer');
     expect(SecurityContext.getUser()).toBeNull();
+  });
+
+  it('runs the firewall before the router: 400 for a bad path no route serves, then 404', async () => {
+    const origin = await start(platform);
+    const bad = await fetch(`${origin}/no/such/a%2F..%2Fpath`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { statusCode: number }).statusCode).toBe(400);
+    const missing = await fetch(`${origin}/no/such/path`);
+    expect(missing.status).toBe(404);
+    await missing.arrayBuffer();
+  });
+
+  it('leaves the SecurityContext alone with securityContext: false, the parameter still set', async () => {
+    let origin = await start(platform);
+    const both = async () =>
+      (await fetch(`${origin}/args/both`, { headers: headersFor('writer') })).text();
+    expect(await both()).toBe('writer writer');
+    await app?.close();
+    origin = await start(platform, { securityContext: false });
+    expect(await both()).toBe('writer none');
+    expect((await statuses(origin, '/class/inherited')).user).toBe(403);
   });
 
   it('publishes access-denied with the rule, and shows the rule in messages in debug mode', async () => {
@@ -434,6 +462,9 @@ describe('start-up', () => {
     expect(() =>
       PortcullisModule.forRootAsync({} as Parameters<typeof PortcullisModule.forRootAsync>[0]),
     ).toThrow(/useFactory/u);
+    expect(() =>
+      PortcullisModule.forRoot({ authenticator, securityContext: 'no' as unknown as boolean }),
+    ).toThrow(/securityContext: must be a boolean/u);
   });
 
   it('takes its options from a factory with forRootAsync, failing the start on bad ones', async () => {
