@@ -259,7 +259,7 @@ export default defineConfig(
   {
     // Nest applications: a module is a decorated class without members, and Nest types its
     // options objects (`NestFactory.create(…, { logger })`) as classes it never instantiates.
-    files: ['test/nestjs/**', 'examples/nestjs/**'],
+    files: ['test/nestjs/**', 'examples/nestjs/**', 'bench/servers/nestjs.ts'],
     rules: {
       '@typescript-eslint/no-extraneous-class': 'off',
       '@typescript-eslint/no-unsafe-class-instance-assignment': 'off',

@@ -10,6 +10,7 @@
  *   npm run bench -- graphql --node 24   # the in-process GraphQL rows (Fetch handler) on these Node majors only (or BENCH_NODE=24)
  *   npm run bench -- graphql-inprocess   # only those in-process GraphQL rows per Node (also takes --node)
  *   npm run bench -- jwt          # only JWT verification (jose, fast-jwt) and bearer over HTTP
+ *   npm run bench -- nestjs       # only NestJS: @PreAuthorize against a hand-written CanActivate guard
  *   npm run bench -- micro        # only security headers, Argon2 verify, cached Basic
  *   npm run bench -- http --seconds 5 --rounds 3   # Basic pipeline and the HTTP stacks
  *   npm run bench -- memory       # heap over 1,000,000 requests with 100,000 distinct tokens
@@ -33,6 +34,7 @@ import { benchJwt, printJwt } from './jwt.js';
 import { pinSelf } from './lib.js';
 import { benchMemory, printMemory } from './memory.js';
 import { benchMicro, printMicro } from './micro.js';
+import { benchNestjs, printNestjs } from './nestjs.js';
 import { printRateLimit } from './rate-limit-report.js';
 import { benchRateLimit } from './rate-limit.js';
 import { capture, writeReport, type OverheadBar } from './report.js';
@@ -121,6 +123,12 @@ if (want('jwt')) {
   const result = await benchJwt(load);
   await capture(() => {
     printJwt(result);
+  });
+}
+if (want('nestjs')) {
+  const rows = await benchNestjs(load);
+  await capture(() => {
+    printNestjs(rows);
   });
 }
 let bars: OverheadBar[] = [];

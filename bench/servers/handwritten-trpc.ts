@@ -4,6 +4,7 @@
  * with a pre-imported key, then a role check; 401 and 403 as `TRPCError`s.
  */
 import { TRPCError } from '@trpc/server';
+import { webcrypto } from 'node:crypto';
 import { jwtVerify, type CryptoKey } from 'jose';
 
 /** The caller of a bearer `Authorization` header holding the role `USER`, else a TRPCError. */
@@ -25,4 +26,15 @@ export async function handwrittenCheck(
     throw new TRPCError({ code: 'FORBIDDEN' });
   }
   return { name: String(sub), roles };
+}
+
+/** The HS256 verification key a hand-written check imports once, at start-up. */
+export function importHmacKey(secret: string): Promise<CryptoKey> {
+  return webcrypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['verify'],
+  );
 }

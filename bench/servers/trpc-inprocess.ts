@@ -26,9 +26,8 @@
  * (CPU and wall-clock µs per call), or `{ error }`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { webcrypto } from 'node:crypto';
 import { initTRPC } from '@trpc/server';
-import { handwrittenCheck } from './handwritten-trpc.js';
+import { handwrittenCheck, importHmacKey } from './handwritten-trpc.js';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { SecurityContext } from 'portcullis';
 import { JwtAuthenticator, JwtConfig } from 'portcullis/jwt';
@@ -46,13 +45,7 @@ if (mode !== 'clean' && mode !== 'context') throw new Error(`unknown MODE ${mode
 const answer = { hello: 'world' };
 
 // The bare procedure: a context with the request only.
-const key = await webcrypto.subtle.importKey(
-  'raw',
-  new TextEncoder().encode(secret),
-  { name: 'HMAC', hash: 'SHA-256' },
-  false,
-  ['verify'],
-);
+const key = await importHmacKey(secret);
 const tb = initTRPC.context<{ req: Request }>().create();
 const handwritten = tb.middleware(async ({ ctx, next }) => {
   const user = await handwrittenCheck(ctx.req.headers.get('authorization'), key);

@@ -15,9 +15,8 @@
  * Reports its port over IPC and answers `cpu` messages with its CPU time.
  */
 import type { IncomingMessage } from 'node:http';
-import { webcrypto } from 'node:crypto';
 import { initTRPC } from '@trpc/server';
-import { handwrittenCheck } from './handwritten-trpc.js';
+import { handwrittenCheck, importHmacKey } from './handwritten-trpc.js';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import { JwtAuthenticator, JwtConfig } from 'portcullis/jwt';
 import { createGuards, createTrpcContext, secured, type UserContext } from 'portcullis/trpc';
@@ -51,13 +50,7 @@ if (stack === 'portcullis' || stack === 'portcullis-lean') {
     }),
   );
 } else if (stack === 'bare') {
-  const key = await webcrypto.subtle.importKey(
-    'raw',
-    new TextEncoder().encode(secret),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['verify'],
-  );
+  const key = await importHmacKey(secret);
   const t = initTRPC.context<{ req: IncomingMessage }>().create();
   const authenticated = t.middleware(async ({ ctx, next }) => {
     const user = await handwrittenCheck(ctx.req.headers.authorization, key);
