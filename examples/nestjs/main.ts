@@ -8,4 +8,4 @@ const platform = process.env['NEST_PLATFORM'] === 'fastify' ? 'fastify' : 'expre
 const port = Number(process.env['PORT'] ?? 3000);
 const app = await createNestApp(platform);
 await app.listen(port, '127.0.0.1');
-console.log(`portcullis NestJS example (${platform}) on http://127.0.0.1:${port}`);
+console.log(`portcullis NestJS example (${platform}) on ${await app.getUrl()}`);

@@ -21,6 +21,7 @@ import { ConfigurationError } from '../core/errors.js';
 import { PortcullisGuard } from './guard.js';
 import { securityMiddleware } from './middleware.js';
 import { resolveNestOptions, type NestSettings, type PortcullisModuleOptions } from './options.js';
+import { RULE_METADATA } from './decorators.js';
 import { HandlerRules } from './rules.js';
 
 /** Options of `PortcullisModule.forRootAsync`: the module options from Nest's DI. */
@@ -42,6 +43,16 @@ const STARTUP_CHECK = Symbol('portcullis.nestjs.startup-check');
 
 /** Nest's metadata key of a route handler's path (`@Get()`, `@Post()`, …). */
 const PATH_METADATA = 'path';
+/** @nestjs/graphql's metadata key of a resolver method (`@Query()`, `@Mutation()`, `@ResolveField()`, …). */
+const RESOLVER_TYPE_METADATA = 'graphql:resolver_type';
+
+/** Whether a method is a route handler of a controller or a GraphQL resolver method. */
+function isHandler(reflector: Reflector, method: () => unknown): boolean {
+  return (
+    reflector.get(PATH_METADATA, method) !== undefined ||
+    reflector.get(RESOLVER_TYPE_METADATA, method) !== undefined
+  );
+}
 
 /**
  * portcullis for NestJS, on Express and on Fastify: a middleware on every route runs
@@ -148,9 +159,9 @@ function module(
 }
 
 /**
- * At `app.init()`: compiles the rule of every route handler of every controller (a
- * bad rule fails the start, naming its handler) and, in strict mode, refuses
- * handlers with no decorator.
+ * At `app.init()`: compiles the rule of every route handler of every controller and
+ * of every GraphQL resolver method (a bad rule fails the start, naming its handler)
+ * and, in strict mode, refuses handlers with no decorator.
  */
 class StartupCheck implements OnModuleInit {
   readonly #discovery: DiscoveryService;
@@ -166,24 +177,29 @@ class StartupCheck implements OnModuleInit {
   onModuleInit(): void {
     const reflector = new Reflector();
     const scanner = new MetadataScanner();
-    const undecorated: string[] = [];
-    for (const wrapper of this.#discovery.getControllers()) {
-      const controller = wrapper.metatype as (abstract new (...args: never[]) => unknown) | null;
-      if (typeof controller !== 'function') continue;
-      const prototype = controller.prototype as Record<string, unknown>;
+    const undecorated = new Set<string>();
+    const wrappers = [...this.#discovery.getControllers(), ...this.#discovery.getProviders()];
+    for (const wrapper of wrappers) {
+      const type = wrapper.metatype as (abstract new (...args: never[]) => unknown) | null;
+      const prototype = (type as { prototype?: unknown } | null)?.prototype;
+      if (typeof type !== 'function' || typeof prototype !== 'object' || prototype === null) {
+        continue;
+      }
+      const methods = prototype as Record<string, unknown>;
       for (const name of scanner.getAllMethodNames(prototype)) {
-        const handler = prototype[name];
+        const handler = methods[name];
         if (typeof handler !== 'function') continue;
-        if (reflector.get(PATH_METADATA, handler) === undefined) continue;
-        const metadata = HandlerRules.metadataOf(reflector, handler, controller);
-        this.#rules.ruleOf(metadata, () => `${controller.name}.${name}`);
-        if (metadata === undefined) undecorated.push(`${controller.name}.${name}`);
+        const own = reflector.get(RULE_METADATA, handler as () => unknown) !== undefined;
+        if (!own && !isHandler(reflector, handler as () => unknown)) continue;
+        const metadata = HandlerRules.metadataOf(reflector, handler, type);
+        this.#rules.ruleOf(metadata, () => `${type.name}.${name}`);
+        if (metadata === undefined) undecorated.add(`${type.name}.${name}`);
       }
     }
-    if (this.#settings.strict && undecorated.length > 0) {
+    if (this.#settings.strict && undecorated.size > 0) {
       throw new ConfigurationError(
         'strict',
-        `these handlers have no portcullis decorator on them or on their controller: ${undecorated.join(', ')} (add @PermitAll(), @Secured(...), @PreAuthorize(...), ... or turn strict off for the default policy, ${this.#settings.defaultPolicy})`,
+        `these handlers have no portcullis decorator on them or on their class: ${[...undecorated].join(', ')} (add @PermitAll(), @Secured(...), @PreAuthorize(...), ... or turn strict off for the default policy, ${this.#settings.defaultPolicy})`,
       );
     }
   }

@@ -258,3 +258,46 @@ describe('GraphQL resolvers when authentication cannot answer', () => {
     }
   });
 });
+
+describe('GraphQL resolvers at start-up', () => {
+  async function init(resolvers: (new () => unknown)[], strict = false): Promise<unknown> {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        GraphQLModule.forRoot<ApolloDriverConfig>({ driver: ApolloDriver, typeDefs }),
+        PortcullisModule.forRoot({ authenticator: createTestAuthenticator(), strict }),
+      ],
+      providers: resolvers,
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    try {
+      await app.init();
+      return undefined;
+    } catch (error) {
+      return error;
+    } finally {
+      await app.close();
+    }
+  }
+
+  it("fails app.init() on a resolver's bad expression, naming it", async () => {
+    @Resolver()
+    class BadResolver {
+      @Query('health')
+      // @ts-expect-error -- the unbalanced parenthesis is a tsc error too
+      @PreAuthorize("hasRole('USER'")
+      health(): string {
+        return 'never';
+      }
+    }
+    const error = await init([BadResolver]);
+    expect((error as Error).message).toMatch(/^BadResolver\.health: Unclosed "\(" at column 8/u);
+  });
+
+  it('in strict mode, names the undecorated resolver methods', async () => {
+    const error = await init([QueryResolver, MutationResolver], true);
+    expect((error as Error).message).toContain('QueryResolver.me');
+    expect((error as Error).message).not.toContain('QueryResolver.health');
+    expect((error as Error).message).not.toContain('MutationResolver');
+    expect(await init([MutationResolver], true)).toBeUndefined();
+  });
+});
