@@ -1,12 +1,13 @@
 /**
  * portcullis/nestjs on GraphQL resolvers (@nestjs/graphql with the Apollo driver, on
- * Express), over real HTTP on 127.0.0.1: the same decorators as on controllers, the
+ * Express and on Fastify), over real HTTP on 127.0.0.1: the same decorators as on controllers, the
  * field's arguments as `args`, denials as `UNAUTHENTICATED` / `FORBIDDEN` errors with
  * their HTTP status and challenge, as the GraphQL directives answer.
  */
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { Args, GraphQLModule, Mutation, Query, Resolver } from '@nestjs/graphql';
 import type { INestApplication } from '@nestjs/common';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -106,120 +107,128 @@ interface GraphQLResponse {
   };
 }
 
-describe('GraphQL resolvers (Apollo driver, Express)', () => {
-  let app: INestApplication;
-  let origin: string;
-  const events = new SecurityEvents();
-  const denied: string[] = [];
-  events.on('access-denied', (event) => {
-    denied.push(`${event.username ?? 'anonymous'} ${event.rule}`);
-  });
+type Platform = 'express' | 'fastify';
 
-  beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        GraphQLModule.forRoot<ApolloDriverConfig>({ driver: ApolloDriver, typeDefs }),
-        PortcullisModule.forRoot({
-          authenticator: createTestAuthenticator(),
-          challenges: ['Basic realm="api", charset="UTF-8"'],
-          events,
-        }),
-      ],
-      providers: [QueryResolver, MutationResolver],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    origin = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-  });
-  afterAll(async () => {
-    await app.close();
-  });
-
-  async function query(who: string | null, source: string): Promise<GraphQLResponse> {
-    const response = await fetch(`${origin}/graphql`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(who === null ? {} : { authorization: basic(who, `${who}-pw`) }),
-      },
-      body: JSON.stringify({ query: source }),
+describe.each<Platform>(['express', 'fastify'])(
+  'GraphQL resolvers (Apollo driver) on %s',
+  (platform) => {
+    let app: INestApplication;
+    let origin: string;
+    const events = new SecurityEvents();
+    const denied: string[] = [];
+    events.on('access-denied', (event) => {
+      denied.push(`${event.username ?? 'anonymous'} ${event.rule}`);
     });
-    return {
-      status: response.status,
-      challenge: response.headers.get('www-authenticate'),
-      body: (await response.json()) as GraphQLResponse['body'],
-    };
-  }
 
-  const codes = (response: GraphQLResponse) =>
-    (response.body.errors ?? []).map((e) => `${e.path?.join('.') ?? ''} ${e.extensions.code}`);
-
-  it('lets everyone through a @PermitAll() resolver', async () => {
-    const response = await query(null, '{ health }');
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ data: { health: 'OK' } });
-  });
-
-  it('answers UNAUTHENTICATED, with the challenge, to an anonymous caller', async () => {
-    const response = await query(null, '{ me }');
-    expect(codes(response)).toEqual(['me UNAUTHENTICATED']);
-    expect(response.body.errors?.[0]?.message).toBe('Authentication is required');
-    // @nestjs/apollo answers a result with `data` with 200 whatever the errors' status
-    // (nestjs/graphql#2940); the errors' headers stay.
-    expect(response.status).toBe(200);
-    expect(response.challenge).toBe('Basic realm="api", charset="UTF-8"');
-  });
-
-  it('answers FORBIDDEN to a caller the rule refuses', async () => {
-    const guest = await query('guest', '{ me posts }');
-    expect(codes(guest)).toEqual(['posts FORBIDDEN']);
-    expect(guest.body.data).toBeNull();
-    expect(guest.challenge).toBeNull();
-    const user = await query('user', '{ me posts }');
-    expect(user.body).toEqual({ data: { me: 'user', posts: ['first', 'second'] } });
-    const stats = await query('user', '{ stats }');
-    expect(codes(stats)).toEqual(['stats FORBIDDEN']);
-    expect((await query('admin', '{ stats }')).body).toEqual({ data: { stats: 'stats' } });
-  });
-
-  it("reads the field's arguments as args", async () => {
-    expect((await query('writer', '{ draftsOf(author: "writer") }')).body).toEqual({
-      data: { draftsOf: ['draft of writer'] },
+    beforeAll(async () => {
+      const moduleRef = await Test.createTestingModule({
+        imports: [
+          GraphQLModule.forRoot<ApolloDriverConfig>({ driver: ApolloDriver, typeDefs }),
+          PortcullisModule.forRoot({
+            authenticator: createTestAuthenticator(),
+            challenges: ['Basic realm="api", charset="UTF-8"'],
+            events,
+          }),
+        ],
+        providers: [QueryResolver, MutationResolver],
+      }).compile();
+      app =
+        platform === 'fastify'
+          ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
+          : moduleRef.createNestApplication({ logger: false });
+      await app.listen(0, '127.0.0.1');
+      origin = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     });
-    expect(codes(await query('writer', '{ draftsOf(author: "user") }'))).toEqual([
-      'draftsOf FORBIDDEN',
-    ]);
-    expect((await query('admin', '{ draftsOf(author: "user") }')).body).toEqual({
-      data: { draftsOf: ['draft of user'] },
+    afterAll(async () => {
+      await app.close();
     });
-  });
 
-  it("applies a resolver class's decorator to its fields, a field's own winning", async () => {
-    expect(codes(await query('writer', 'mutation { deletePost(id: "1") }'))).toEqual([
-      'deletePost FORBIDDEN',
-    ]);
-    expect((await query('admin', 'mutation { deletePost(id: "1") }')).body).toEqual({
-      data: { deletePost: true },
+    async function query(who: string | null, source: string): Promise<GraphQLResponse> {
+      const response = await fetch(`${origin}/graphql`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(who === null ? {} : { authorization: basic(who, `${who}-pw`) }),
+        },
+        body: JSON.stringify({ query: source }),
+      });
+      return {
+        status: response.status,
+        challenge: response.headers.get('www-authenticate'),
+        body: (await response.json()) as GraphQLResponse['body'],
+      };
+    }
+
+    const codes = (response: GraphQLResponse) =>
+      (response.body.errors ?? []).map((e) => `${e.path?.join('.') ?? ''} ${e.extensions.code}`);
+
+    it('lets everyone through a @PermitAll() resolver', async () => {
+      const response = await query(null, '{ health }');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ data: { health: 'OK' } });
     });
-    expect((await query(null, 'mutation { like(id: "1") }')).body).toEqual({
-      data: { like: true },
+
+    it('answers UNAUTHENTICATED, with the challenge, to an anonymous caller', async () => {
+      const response = await query(null, '{ me }');
+      expect(codes(response)).toEqual(['me UNAUTHENTICATED']);
+      expect(response.body.errors?.[0]?.message).toBe('Authentication is required');
+      // @nestjs/apollo answers a result with `data` with 200 whatever the errors' status
+      // (nestjs/graphql#2940); the errors' headers stay.
+      expect(response.status).toBe(200);
+      expect(response.challenge).toBe('Basic realm="api", charset="UTF-8"');
     });
-  });
 
-  it('runs the resolver with the caller in the SecurityContext', async () => {
-    expect((await query('writer', '{ context }')).body).toEqual({ data: { context: 'writer' } });
-    expect((await query(null, '{ context }')).body).toEqual({ data: { context: 'anonymous' } });
-  });
+    it('answers FORBIDDEN to a caller the rule refuses', async () => {
+      const guest = await query('guest', '{ me posts }');
+      expect(codes(guest)).toEqual(['posts FORBIDDEN']);
+      expect(guest.body.data).toBeNull();
+      expect(guest.challenge).toBeNull();
+      const user = await query('user', '{ me posts }');
+      expect(user.body).toEqual({ data: { me: 'user', posts: ['first', 'second'] } });
+      const stats = await query('user', '{ stats }');
+      expect(codes(stats)).toEqual(['stats FORBIDDEN']);
+      expect((await query('admin', '{ stats }')).body).toEqual({ data: { stats: 'stats' } });
+    });
 
-  it('publishes access-denied for each refused field', async () => {
-    denied.length = 0;
-    await query('guest', '{ posts stats }');
-    expect(denied.sort()).toEqual([
-      "guest hasAnyRole('ADMIN')",
-      "guest hasRole('USER') and hasAuthority('posts:read')",
-    ]);
-  });
-});
+    it("reads the field's arguments as args", async () => {
+      expect((await query('writer', '{ draftsOf(author: "writer") }')).body).toEqual({
+        data: { draftsOf: ['draft of writer'] },
+      });
+      expect(codes(await query('writer', '{ draftsOf(author: "user") }'))).toEqual([
+        'draftsOf FORBIDDEN',
+      ]);
+      expect((await query('admin', '{ draftsOf(author: "user") }')).body).toEqual({
+        data: { draftsOf: ['draft of user'] },
+      });
+    });
+
+    it("applies a resolver class's decorator to its fields, a field's own winning", async () => {
+      expect(codes(await query('writer', 'mutation { deletePost(id: "1") }'))).toEqual([
+        'deletePost FORBIDDEN',
+      ]);
+      expect((await query('admin', 'mutation { deletePost(id: "1") }')).body).toEqual({
+        data: { deletePost: true },
+      });
+      expect((await query(null, 'mutation { like(id: "1") }')).body).toEqual({
+        data: { like: true },
+      });
+    });
+
+    it('runs the resolver with the caller in the SecurityContext', async () => {
+      expect((await query('writer', '{ context }')).body).toEqual({ data: { context: 'writer' } });
+      expect((await query(null, '{ context }')).body).toEqual({ data: { context: 'anonymous' } });
+    });
+
+    it('publishes access-denied for each refused field', async () => {
+      denied.length = 0;
+      await query('guest', '{ posts stats }');
+      expect(denied.sort()).toEqual([
+        "guest hasAnyRole('ADMIN')",
+        "guest hasRole('USER') and hasAuthority('posts:read')",
+      ]);
+    });
+  },
+);
 
 describe('GraphQL resolvers when authentication cannot answer', () => {
   it('fails closed with 503 and Retry-After before any resolver, even a @PermitAll() one', async () => {
