@@ -14,7 +14,13 @@ import type { Answers } from './answers.js';
 import { graphqlAnswers, graphqlModule } from './graphql-answers.js';
 import { httpAnswers } from './http-answers.js';
 import type { NestSettings } from './options.js';
-import { platformRequestOf, recordUser, recordedUser, securityView } from './request.js';
+import {
+  exposeUser,
+  platformRequestOf,
+  recordUser,
+  recordedUser,
+  securityView,
+} from './request.js';
 import { HandlerRules, type HandlerRule } from './rules.js';
 
 /** What the guard needs of one call of a handler or resolver. */
@@ -96,7 +102,10 @@ export class PortcullisGuard implements CanActivate {
     const call: Call = { request, view: viewOnce, rule, args, answers };
     // The middleware ran the pipeline (the resolvers of one GraphQL request share it too).
     const known = recordedUser(request);
-    if (known !== undefined) return this.#check(known, call);
+    if (known !== undefined) {
+      exposeUser(request, known);
+      return this.#check(known, call);
+    }
     const found = viewOnce();
     if (found === undefined) throw answers.refuse(BAD_REQUEST);
     const outcome = this.#settings.transform.handle(found);

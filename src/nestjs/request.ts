@@ -40,7 +40,17 @@ export function platformRequestOf(context: ExecutionContext): object | undefined
  */
 export function recordUser(request: object, user: AuthenticatedUser | null): void {
   users.set(keyOf(request), user);
-  if (Object.isExtensible(request)) (request as { user?: unknown }).user = user;
+  exposeUser(request, user);
+}
+
+/**
+ * Sets `request.user` (Fastify's request, when the middleware saw its `raw`).
+ *
+ * @internal
+ */
+export function exposeUser(request: object, user: AuthenticatedUser | null): void {
+  const holder = request as { user?: unknown };
+  if (holder.user !== user && Object.isExtensible(request)) holder.user = user;
 }
 
 /**

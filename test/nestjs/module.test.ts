@@ -4,7 +4,7 @@
  * SecurityContext, events, start-up failures (a bad expression, strict mode, bad
  * options) and URL rules before the decorators.
  */
-import { Body, Controller, Get, Post, Query, type INestApplication } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query, Req, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -107,11 +107,14 @@ class ArgsController {
     return `search ${owner}`;
   }
 
-  /** The caller two ways: the parameter, and the SecurityContext. */
+  /** The caller three ways: the parameter, the SecurityContext, and request.user. */
   @Get('both')
   @Authenticated()
-  both(@CurrentUser() user: AuthenticatedUser): string {
-    return `${user.username} ${SecurityContext.getUser()?.username ?? 'none'}`;
+  both(
+    @CurrentUser() user: AuthenticatedUser,
+    @Req() request: { user?: AuthenticatedUser },
+  ): string {
+    return `${user.username} ${SecurityContext.getUser()?.username ?? 'none'} ${request.user?.username ?? 'none'}`;
   }
 
   /** The SecurityContext holds the caller across awaits. */
@@ -282,14 +285,14 @@ describe.each<Platform>(['express', 'fastify'])('PortcullisModule on %s', (platf
     await missing.arrayBuffer();
   });
 
-  it('leaves the SecurityContext alone with securityContext: false, the parameter still set', async () => {
+  it('leaves the SecurityContext alone with securityContext: false, the parameter and request.user still set', async () => {
     let origin = await start(platform);
     const both = async () =>
       (await fetch(`${origin}/args/both`, { headers: headersFor('writer') })).text();
-    expect(await both()).toBe('writer writer');
+    expect(await both()).toBe('writer writer writer');
     await app?.close();
     origin = await start(platform, { securityContext: false });
-    expect(await both()).toBe('writer none');
+    expect(await both()).toBe('writer none writer');
     expect((await statuses(origin, '/class/inherited')).user).toBe(403);
   });
 
