@@ -41,7 +41,9 @@ utils_between=(11 12)
 # stalls (before it, no `deadline-exceeded` event; 6.0.0's own types do not resolve under
 # NodeNext); fastify 4.26.0 the first 4.x under which tRPC's Fastify adapter answers behind our
 # plugin (4.0 also answers 415 before a route's 404 and lacks types test/node/types.test-d.ts
-# checks). The Nest platforms and @nestjs/testing (test dependencies) move with @nestjs/core.
+# checks). The Nest platforms and @nestjs/testing (test dependencies) move with @nestjs/core
+# (platform-fastify 11.0.0 still declares @nestjs/* ^10 as peers: --force installs it); the
+# NestJS tests but GraphQL's passed on this set, swapped in by hand.
 oldest=(
   graphql@16.8.0 iron-session@8.0.0 @graphql-tools/utils@10.0.0 fastify@4.26.0
   @trpc/server@11.22.1 @trpc/client@11.22.1 jose@6.2.13 oauth4webapi@3.0.0 redis@6.0.0
