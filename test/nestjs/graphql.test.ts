@@ -7,7 +7,6 @@
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { Args, GraphQLModule, Mutation, Query, Resolver } from '@nestjs/graphql';
 import type { INestApplication } from '@nestjs/common';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -25,6 +24,7 @@ import {
 } from '../../src/nestjs/index.js';
 import { createTestAuthenticator } from '../support/fixture.js';
 import { basic } from '../support/server.js';
+import { PLATFORMS, createApplication, listenLocally, type Platform } from './support.js';
 
 const typeDefs = /* GraphQL */ `
   type Query {
@@ -107,128 +107,119 @@ interface GraphQLResponse {
   };
 }
 
-type Platform = 'express' | 'fastify';
+describe.each<Platform>(PLATFORMS)('GraphQL resolvers (Apollo driver) on %s', (platform) => {
+  let app: INestApplication;
+  let origin: string;
+  const events = new SecurityEvents();
+  const denied: string[] = [];
+  events.on('access-denied', (event) => {
+    denied.push(`${event.username ?? 'anonymous'} ${event.rule}`);
+  });
 
-describe.each<Platform>(['express', 'fastify'])(
-  'GraphQL resolvers (Apollo driver) on %s',
-  (platform) => {
-    let app: INestApplication;
-    let origin: string;
-    const events = new SecurityEvents();
-    const denied: string[] = [];
-    events.on('access-denied', (event) => {
-      denied.push(`${event.username ?? 'anonymous'} ${event.rule}`);
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        GraphQLModule.forRoot<ApolloDriverConfig>({ driver: ApolloDriver, typeDefs }),
+        PortcullisModule.forRoot({
+          authenticator: createTestAuthenticator(),
+          challenges: ['Basic realm="api", charset="UTF-8"'],
+          events,
+        }),
+      ],
+      providers: [QueryResolver, MutationResolver],
+    }).compile();
+    app = createApplication(moduleRef, platform);
+    origin = await listenLocally(app);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  async function query(who: string | null, source: string): Promise<GraphQLResponse> {
+    const response = await fetch(`${origin}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(who === null ? {} : { authorization: basic(who, `${who}-pw`) }),
+      },
+      body: JSON.stringify({ query: source }),
     });
+    return {
+      status: response.status,
+      challenge: response.headers.get('www-authenticate'),
+      body: (await response.json()) as GraphQLResponse['body'],
+    };
+  }
 
-    beforeAll(async () => {
-      const moduleRef = await Test.createTestingModule({
-        imports: [
-          GraphQLModule.forRoot<ApolloDriverConfig>({ driver: ApolloDriver, typeDefs }),
-          PortcullisModule.forRoot({
-            authenticator: createTestAuthenticator(),
-            challenges: ['Basic realm="api", charset="UTF-8"'],
-            events,
-          }),
-        ],
-        providers: [QueryResolver, MutationResolver],
-      }).compile();
-      app =
-        platform === 'fastify'
-          ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
-          : moduleRef.createNestApplication({ logger: false });
-      await app.listen(0, '127.0.0.1');
-      origin = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  const codes = (response: GraphQLResponse) =>
+    (response.body.errors ?? []).map((e) => `${e.path?.join('.') ?? ''} ${e.extensions.code}`);
+
+  it('lets everyone through a @PermitAll() resolver', async () => {
+    const response = await query(null, '{ health }');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ data: { health: 'OK' } });
+  });
+
+  it('answers UNAUTHENTICATED, with the challenge, to an anonymous caller', async () => {
+    const response = await query(null, '{ me }');
+    expect(codes(response)).toEqual(['me UNAUTHENTICATED']);
+    expect(response.body.errors?.[0]?.message).toBe('Authentication is required');
+    // @nestjs/apollo answers a result with `data` with 200 whatever the errors' status
+    // (nestjs/graphql#2940); the errors' headers stay.
+    expect(response.status).toBe(200);
+    expect(response.challenge).toBe('Basic realm="api", charset="UTF-8"');
+  });
+
+  it('answers FORBIDDEN to a caller the rule refuses', async () => {
+    const guest = await query('guest', '{ me posts }');
+    expect(codes(guest)).toEqual(['posts FORBIDDEN']);
+    expect(guest.body.data).toBeNull();
+    expect(guest.challenge).toBeNull();
+    const user = await query('user', '{ me posts }');
+    expect(user.body).toEqual({ data: { me: 'user', posts: ['first', 'second'] } });
+    const stats = await query('user', '{ stats }');
+    expect(codes(stats)).toEqual(['stats FORBIDDEN']);
+    expect((await query('admin', '{ stats }')).body).toEqual({ data: { stats: 'stats' } });
+  });
+
+  it("reads the field's arguments as args", async () => {
+    expect((await query('writer', '{ draftsOf(author: "writer") }')).body).toEqual({
+      data: { draftsOf: ['draft of writer'] },
     });
-    afterAll(async () => {
-      await app.close();
+    expect(codes(await query('writer', '{ draftsOf(author: "user") }'))).toEqual([
+      'draftsOf FORBIDDEN',
+    ]);
+    expect((await query('admin', '{ draftsOf(author: "user") }')).body).toEqual({
+      data: { draftsOf: ['draft of user'] },
     });
+  });
 
-    async function query(who: string | null, source: string): Promise<GraphQLResponse> {
-      const response = await fetch(`${origin}/graphql`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(who === null ? {} : { authorization: basic(who, `${who}-pw`) }),
-        },
-        body: JSON.stringify({ query: source }),
-      });
-      return {
-        status: response.status,
-        challenge: response.headers.get('www-authenticate'),
-        body: (await response.json()) as GraphQLResponse['body'],
-      };
-    }
-
-    const codes = (response: GraphQLResponse) =>
-      (response.body.errors ?? []).map((e) => `${e.path?.join('.') ?? ''} ${e.extensions.code}`);
-
-    it('lets everyone through a @PermitAll() resolver', async () => {
-      const response = await query(null, '{ health }');
-      expect(response.status).toBe(200);
-      expect(response.body).toEqual({ data: { health: 'OK' } });
+  it("applies a resolver class's decorator to its fields, a field's own winning", async () => {
+    expect(codes(await query('writer', 'mutation { deletePost(id: "1") }'))).toEqual([
+      'deletePost FORBIDDEN',
+    ]);
+    expect((await query('admin', 'mutation { deletePost(id: "1") }')).body).toEqual({
+      data: { deletePost: true },
     });
-
-    it('answers UNAUTHENTICATED, with the challenge, to an anonymous caller', async () => {
-      const response = await query(null, '{ me }');
-      expect(codes(response)).toEqual(['me UNAUTHENTICATED']);
-      expect(response.body.errors?.[0]?.message).toBe('Authentication is required');
-      // @nestjs/apollo answers a result with `data` with 200 whatever the errors' status
-      // (nestjs/graphql#2940); the errors' headers stay.
-      expect(response.status).toBe(200);
-      expect(response.challenge).toBe('Basic realm="api", charset="UTF-8"');
+    expect((await query(null, 'mutation { like(id: "1") }')).body).toEqual({
+      data: { like: true },
     });
+  });
 
-    it('answers FORBIDDEN to a caller the rule refuses', async () => {
-      const guest = await query('guest', '{ me posts }');
-      expect(codes(guest)).toEqual(['posts FORBIDDEN']);
-      expect(guest.body.data).toBeNull();
-      expect(guest.challenge).toBeNull();
-      const user = await query('user', '{ me posts }');
-      expect(user.body).toEqual({ data: { me: 'user', posts: ['first', 'second'] } });
-      const stats = await query('user', '{ stats }');
-      expect(codes(stats)).toEqual(['stats FORBIDDEN']);
-      expect((await query('admin', '{ stats }')).body).toEqual({ data: { stats: 'stats' } });
-    });
+  it('runs the resolver with the caller in the SecurityContext', async () => {
+    expect((await query('writer', '{ context }')).body).toEqual({ data: { context: 'writer' } });
+    expect((await query(null, '{ context }')).body).toEqual({ data: { context: 'anonymous' } });
+  });
 
-    it("reads the field's arguments as args", async () => {
-      expect((await query('writer', '{ draftsOf(author: "writer") }')).body).toEqual({
-        data: { draftsOf: ['draft of writer'] },
-      });
-      expect(codes(await query('writer', '{ draftsOf(author: "user") }'))).toEqual([
-        'draftsOf FORBIDDEN',
-      ]);
-      expect((await query('admin', '{ draftsOf(author: "user") }')).body).toEqual({
-        data: { draftsOf: ['draft of user'] },
-      });
-    });
-
-    it("applies a resolver class's decorator to its fields, a field's own winning", async () => {
-      expect(codes(await query('writer', 'mutation { deletePost(id: "1") }'))).toEqual([
-        'deletePost FORBIDDEN',
-      ]);
-      expect((await query('admin', 'mutation { deletePost(id: "1") }')).body).toEqual({
-        data: { deletePost: true },
-      });
-      expect((await query(null, 'mutation { like(id: "1") }')).body).toEqual({
-        data: { like: true },
-      });
-    });
-
-    it('runs the resolver with the caller in the SecurityContext', async () => {
-      expect((await query('writer', '{ context }')).body).toEqual({ data: { context: 'writer' } });
-      expect((await query(null, '{ context }')).body).toEqual({ data: { context: 'anonymous' } });
-    });
-
-    it('publishes access-denied for each refused field', async () => {
-      denied.length = 0;
-      await query('guest', '{ posts stats }');
-      expect(denied.sort()).toEqual([
-        "guest hasAnyRole('ADMIN')",
-        "guest hasRole('USER') and hasAuthority('posts:read')",
-      ]);
-    });
-  },
-);
+  it('publishes access-denied for each refused field', async () => {
+    denied.length = 0;
+    await query('guest', '{ posts stats }');
+    expect(denied.sort()).toEqual([
+      "guest hasAnyRole('ADMIN')",
+      "guest hasRole('USER') and hasAuthority('posts:read')",
+    ]);
+  });
+});
 
 describe('GraphQL resolvers when authentication cannot answer', () => {
   it('fails closed with 503 and Retry-After before any resolver, even a @PermitAll() one', async () => {
@@ -245,10 +236,9 @@ describe('GraphQL resolvers when authentication cannot answer', () => {
       ],
       providers: [QueryResolver, MutationResolver],
     }).compile();
-    const app = moduleRef.createNestApplication({ logger: false });
+    const app = createApplication(moduleRef, 'express');
     try {
-      await app.listen(0, '127.0.0.1');
-      const origin = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+      const origin = await listenLocally(app);
       const response = await fetch(`${origin}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -277,7 +267,7 @@ describe('GraphQL resolvers at start-up', () => {
       ],
       providers: resolvers,
     }).compile();
-    const app = moduleRef.createNestApplication({ logger: false });
+    const app = createApplication(moduleRef, 'express');
     try {
       await app.init();
       return undefined;

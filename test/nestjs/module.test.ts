@@ -5,7 +5,6 @@
  * options) and URL rules before the decorators.
  */
 import { Body, Controller, Get, Post, Query, Req, type INestApplication } from '@nestjs/common';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -34,6 +33,7 @@ import {
   type PortcullisModuleOptions,
 } from '../../src/nestjs/index.js';
 import { basic } from '../support/server.js';
+import { PLATFORMS, createApplication, listenLocally, type Platform } from './support.js';
 import { USERS, createTestAuthenticator } from '../support/fixture.js';
 
 type Who = 'anonymous' | keyof typeof USERS;
@@ -129,8 +129,6 @@ class ArgsController {
 
 const CONTROLLERS = [ClassRuleController, PublicController, UndecoratedController, ArgsController];
 
-type Platform = 'express' | 'fastify';
-
 let app: INestApplication | undefined;
 afterEach(async () => {
   await app?.close();
@@ -147,12 +145,8 @@ async function start(
     imports: [PortcullisModule.forRoot({ authenticator: createTestAuthenticator(), ...options })],
     controllers,
   }).compile();
-  app =
-    platform === 'fastify'
-      ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
-      : moduleRef.createNestApplication({ logger: false });
-  await app.listen(0, '127.0.0.1');
-  return (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  app = createApplication(moduleRef, platform);
+  return listenLocally(app);
 }
 
 async function statuses(
@@ -172,7 +166,7 @@ async function statuses(
   return seen;
 }
 
-describe.each<Platform>(['express', 'fastify'])('PortcullisModule on %s', (platform) => {
+describe.each<Platform>(PLATFORMS)('PortcullisModule on %s', (platform) => {
   it("applies a controller's decorator to its handlers, a handler's own winning", async () => {
     const origin = await start(platform);
     expect(await statuses(origin, '/class/inherited')).toEqual({
@@ -357,7 +351,7 @@ describe.each<Platform>(['express', 'fastify'])('PortcullisModule on %s', (platf
   });
 });
 
-describe.each<Platform>(['express', 'fastify'])('failures and refusals on %s', (platform) => {
+describe.each<Platform>(PLATFORMS)('failures and refusals on %s', (platform) => {
   /** An authenticator answering `outcome` for every request. */
   const answering = (outcome: () => AuthenticationOutcome): Authenticator => ({
     getUser: () => null,
@@ -479,9 +473,8 @@ describe('start-up', () => {
       ],
       controllers: [PublicController],
     }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    const origin = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    app = createApplication(moduleRef, 'express');
+    const origin = await listenLocally(app);
     expect((await statuses(origin, '/public/members')).anonymous).toBe(401);
     await app.close();
     app = undefined;

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNestApp, type Platform } from '../../examples/nestjs/app.js';
 import { basic } from '../support/server.js';
 import { SPEC_ROUTES, headersFor, statusesAt } from '../support/spec-routes.js';
+import { PLATFORMS, listenLocally } from './support.js';
 
 /** SPEC.md's table, and a route of the NestJS example's own: an ownership rule (args.username,
  * the route param, == principal.username, or ADMIN). */
@@ -20,13 +21,12 @@ const EXPECTED = [
   ] as const,
 ];
 
-describe.each<Platform>(['express', 'fastify'])('the NestJS example on %s', (platform) => {
+describe.each<Platform>(PLATFORMS)('the NestJS example on %s', (platform) => {
   let app: INestApplication;
   let origin: string;
   beforeAll(async () => {
     app = await createNestApp(platform, { logger: false });
-    await app.listen(0, '127.0.0.1');
-    origin = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    origin = await listenLocally(app);
   });
   afterAll(async () => {
     await app.close();
