@@ -87,7 +87,8 @@ describe('compileExpression(...).explain', () => {
         owns: {
           params: ['reference'],
           async: true,
-          call: (user: AuthenticatedUser | null, id: unknown) => Promise.resolve(id === user?.username),
+          call: (user: AuthenticatedUser | null, id: unknown) =>
+            Promise.resolve(id === user?.username),
         },
       },
     });
