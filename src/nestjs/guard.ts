@@ -5,6 +5,7 @@ import { challengeOf } from '../authorization/challenges.js';
 import type { AuthenticatedUser } from '../core/authenticated-user.js';
 import { UnavailableError } from '../core/errors.js';
 import { summarize } from '../core/events.js';
+import { publishExplained } from '../authorization/method-rule.js';
 import { Outcome } from '../core/outcome.js';
 import type { SecurityRequest } from '../core/request.js';
 import { recordedAuthentication } from '../http/authentication-record.js';
@@ -150,12 +151,21 @@ export class PortcullisGuard implements CanActivate {
     const view = call.view();
     try {
       if (events.hasListeners) {
-        events.publish({
+        const event = {
           type: 'access-denied',
           username: user?.username ?? null,
           rule: rule.description,
           request: summarize(view ?? UNKNOWN_REQUEST),
-        });
+        } as const;
+        if (debug) {
+          const explain = rule.explain;
+          publishExplained(
+            events,
+            event,
+            rule.description,
+            explain && (() => explain(user, rule.usesArgs ? call.args() : undefined)),
+          );
+        } else events.publish(event);
       }
     } catch {
       // A faulty custom publisher must not turn a denial into a server error.
@@ -182,12 +192,48 @@ const UNKNOWN_REQUEST = { method: 'UNKNOWN', rawPath: '', clientAddress: undefin
 const BAD_REQUEST = Object.freeze({ status: 400, headers: {}, body: 'Bad Request' });
 
 /**
- * A handler's `args`: the query, the body when it is an object, the route params,
- * each overriding the one before.
+ * Thrown when a name of `args` comes with different values from two of the query, the
+ * body and the route params: the rule could read one while the handler reads the
+ * other, so the rule denies (the guard turns any failure of a check into a denial).
+ */
+class AmbiguousArgument extends Error {
+  constructor(name: string) {
+    super(`args.${name} has different values in the query, the body or the route params`);
+  }
+}
+
+/**
+ * A handler's `args`: the query, the body when it is an object, and the route params
+ * in one object. A name found in two of them with different values is refused (an
+ * {@link AmbiguousArgument}, hence a denial): otherwise `?author=victim` with the body
+ * `{"author": "me"}` would pass `args.author == principal.username` for a handler that
+ * reads `@Query('author')`.
  */
 function argsOf(request: object): Record<string, unknown> {
   const { query, body, params } = request as { query?: unknown; body?: unknown; params?: unknown };
-  return { ...asRecord(query), ...asRecord(body), ...asRecord(params) };
+  // No prototype: a `__proto__` name is a name like any other.
+  const args = Object.create(null) as Record<string, unknown>;
+  for (const source of [asRecord(query), asRecord(body), asRecord(params)]) {
+    if (source === undefined) continue;
+    for (const [name, value] of Object.entries(source)) {
+      if (Object.hasOwn(args, name) && !sameValue(args[name], value)) {
+        throw new AmbiguousArgument(name);
+      }
+      args[name] = value;
+    }
+  }
+  return args;
+}
+
+/** The same primitive, or the same JSON (a query's `a[b]=1` and a body's `{ a: { b: '1' } }`). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {

@@ -1,6 +1,7 @@
 import { requireDefaultPolicy, type DefaultPolicy } from '../authorization/default-policy.js';
 import { requireChallenges } from '../authorization/challenges.js';
 import type { FirewallOptions, Firewall } from '../authorization/index.js';
+import { debugOption } from '../core/debug.js';
 import { ConfigurationError } from '../core/errors.js';
 import { securityEvents, type SecurityEvents } from '../core/events.js';
 import {
@@ -64,8 +65,12 @@ export interface PortcullisModuleOptions {
    */
   readonly securityContext?: boolean;
   /**
-   * Name the rule in denial messages (`Access is denied by hasRole('ADMIN')`); for
-   * development only.
+   * Debug mode: name the rule in denial messages (`Access is denied by
+   * hasRole('ADMIN')`), put the requirement and its failing term in the `access-denied`
+   * events (`expression`, `failingTerm`; computed with the handler's `args`, just after
+   * the denial), and turn on the pipeline's debug mode (its URL rules explained, an
+   * `access-granted` event per request). For development only: refused with
+   * `NODE_ENV=production` (a `ConfigurationError`).
    * @defaultValue `false`
    */
   readonly debug?: boolean;
@@ -137,7 +142,7 @@ export function resolveNestOptions(options: PortcullisModuleOptions): NestSettin
     throw new ConfigurationError('events', 'must be a SecurityEvents publisher');
   }
   if (typeof strict !== 'boolean') throw new ConfigurationError('strict', 'must be a boolean');
-  if (typeof debug !== 'boolean') throw new ConfigurationError('debug', 'must be a boolean');
+  debugOption(debug);
   if (typeof securityContext !== 'boolean') {
     throw new ConfigurationError('securityContext', 'must be a boolean');
   }
@@ -147,6 +152,7 @@ export function resolveNestOptions(options: PortcullisModuleOptions): NestSettin
     events,
     ...(firewall === undefined ? {} : { firewall }),
     ...(deadlines === undefined ? {} : { deadlines }),
+    debug,
   });
   return Object.freeze({
     transform,

@@ -4,9 +4,18 @@
  * SecurityContext, events, start-up failures (a bad expression, strict mode, bad
  * options) and URL rules before the decorators.
  */
-import { Body, Controller, Get, Post, Query, Req, type INestApplication } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Post,
+  Put,
+  Query,
+  Req,
+  type INestApplication,
+} from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   Access,
   AuthorizationManager,
@@ -99,6 +108,13 @@ class ArgsController {
   @PreAuthorize("hasRole('ADMIN') or args.author == principal.username")
   create(@Body() body: { author: string }): string {
     return `created for ${body.author}`;
+  }
+
+  /** Updates the post the query names: the rule must read that same author. */
+  @Put('posts')
+  @PreAuthorize('args.author == principal.username')
+  update(@Query('author') author: string): string {
+    return `updated the post of ${author}`;
   }
 
   @Get('search')
@@ -302,14 +318,67 @@ describe.each<Platform>(PLATFORMS)('PortcullisModule on %s', (platform) => {
     expect(((await response.json()) as { message: string }).message).toBe(
       "Access is denied by hasAnyRole('ADMIN')",
     );
+    await vi.waitFor(() => {
+      expect(seen).toHaveLength(1);
+    });
     expect(seen).toEqual([
       expect.objectContaining({
         type: 'access-denied',
         username: 'user',
         rule: "hasAnyRole('ADMIN')",
         request: expect.objectContaining({ method: 'GET', path: '/class/inherited' }) as unknown,
+        expression: "hasAnyRole('ADMIN')",
+        failingTerm: "hasAnyRole('ADMIN')",
       }),
     ]);
+  });
+
+  it("names the failing term with the handler's args in debug mode, and nothing more without it", async () => {
+    const events = new SecurityEvents();
+    const seen: SecurityEvent[] = [];
+    events.on('access-denied', (event) => {
+      seen.push(event);
+    });
+    let origin = await start(platform, { events, debug: true });
+    const denied = await fetch(`${origin}/args/search?owner=writer`, {
+      headers: headersFor('user'),
+    });
+    expect(denied.status).toBe(403);
+    await denied.arrayBuffer();
+    await vi.waitFor(() => {
+      expect(seen).toHaveLength(1);
+    });
+    expect(seen[0]).toMatchObject({
+      expression: "args.owner == principal.username and hasRole('USER')",
+      failingTerm: 'args.owner == principal.username',
+    });
+    await app?.close();
+    seen.length = 0;
+    origin = await start(platform, { events });
+    const quiet = await fetch(`${origin}/args/search?owner=writer`, {
+      headers: headersFor('user'),
+    });
+    expect(((await quiet.json()) as { message: string }).message).toBe('Access is denied');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).not.toHaveProperty('failingTerm');
+  });
+
+  it('denies a name of args that the query and the body give different values', async () => {
+    const origin = await start(platform);
+    const update = (query: string, author: string, who: Who) =>
+      fetch(`${origin}/args/posts?author=${query}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', ...headersFor(who) },
+        body: JSON.stringify({ author }),
+      });
+    // The attack: the rule would read the body's author, the handler the query's.
+    const attack = await update('writer', 'user', 'user');
+    expect(attack.status).toBe(403);
+    expect(await attack.text()).not.toContain('updated');
+    // The same value in both is no ambiguity.
+    const own = await update('user', 'user', 'user');
+    expect(own.status).toBe(200);
+    expect(await own.text()).toBe('updated the post of user');
   });
 
   it('answers 401 with the configured challenges, and none when there is none', async () => {
@@ -462,6 +531,20 @@ describe('start-up', () => {
     expect(() =>
       PortcullisModule.forRoot({ authenticator, securityContext: 'no' as unknown as boolean }),
     ).toThrow(/securityContext: must be a boolean/u);
+  });
+
+  it('refuses debug mode with NODE_ENV=production', () => {
+    vi.stubEnv('NODE_ENV', 'production');
+    try {
+      expect(() =>
+        PortcullisModule.forRoot({ authenticator: createTestAuthenticator(), debug: true }),
+      ).toThrow(/debug: is refused with NODE_ENV=production/u);
+      expect(() =>
+        PortcullisModule.forRoot({ authenticator: createTestAuthenticator(), debug: false }),
+      ).not.toThrow();
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('takes its options from a factory with forRootAsync, failing the start on bad ones', async () => {
