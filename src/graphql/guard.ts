@@ -66,27 +66,9 @@ export function guardResolver(
   ): unknown => {
     const passed = evaluate(user, args);
     if (passed === true) return run(user, source, args, context, info);
-    if (passed === false)
-      throw denial(
-        rule,
-        settings,
-        user,
-        context,
-        responsePathAsArray(info.path),
-        info.fieldNodes,
-        args,
-      );
+    if (passed === false) throw fieldDenial(rule, settings, user, context, info, args);
     return passed.then((ok) => {
-      if (!ok)
-        throw denial(
-          rule,
-          settings,
-          user,
-          context,
-          responsePathAsArray(info.path),
-          info.fieldNodes,
-          args,
-        );
+      if (!ok) throw fieldDenial(rule, settings, user, context, info, args);
       return run(user, source, args, context, info);
     }, unavailableOr(info));
   };
@@ -135,6 +117,26 @@ function unavailableOr(info: GraphQLResolveInfo): (error: unknown) => never {
     }
     throw error;
   };
+}
+
+/** The denial of a resolved field, at its path. */
+function fieldDenial(
+  rule: FieldRule,
+  settings: Settings,
+  user: AuthenticatedUser | null,
+  context: unknown,
+  info: GraphQLResolveInfo,
+  args: Record<string, unknown>,
+): Error {
+  return denial(
+    rule,
+    settings,
+    user,
+    context,
+    responsePathAsArray(info.path),
+    info.fieldNodes,
+    args,
+  );
 }
 
 /**

@@ -5,14 +5,14 @@
  * passes the request to its application), and the command runs as a binary.
  */
 import { execFile } from 'node:child_process';
-import { createServer, request } from 'node:http';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../examples/app.js';
 import exampleConfig from '../../examples/security.js';
 import { explainRequest, main } from '../../src/cli/explain.js';
-import { basic, listen, type TestServer } from '../support/server.js';
+import { startExample } from '../support/example-server.js';
+import { basic, type TestServer } from '../support/server.js';
 
 type Who = 'anonymous' | 'user' | 'writer' | 'admin' | 'guest';
 const WHO: readonly Who[] = ['anonymous', 'user', 'writer', 'admin', 'guest'];
@@ -70,16 +70,10 @@ function send(
 
 describe('portcullis explain agrees with the running example', () => {
   let server: TestServer;
-  let close: () => Promise<void>;
   beforeAll(async () => {
-    const app = await createApp();
-    close = app.close;
-    server = await listen(createServer(app.listener));
+    server = await startExample();
   });
-  afterAll(async () => {
-    await server.close();
-    await close();
-  });
+  afterAll(() => server.close());
 
   for (const [method, path, headers = {}] of REQUESTS) {
     const label = `${method} ${path}${headers['accept'] ? ` (accept: ${headers['accept']})` : ''}`;

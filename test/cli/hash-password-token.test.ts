@@ -4,17 +4,16 @@
  * token the example server accepts, refused under NODE_ENV=production).
  */
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createDelegatingPasswordEncoder } from 'portcullis/argon2';
 import { JwtAuthenticator, JwtConfig } from 'portcullis/jwt';
 import { createSecurityRequest } from 'portcullis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../examples/app.js';
 import { main as hashPassword, type PasswordInput } from '../../src/cli/hash-password.js';
 import { main as token } from '../../src/cli/token.js';
-import { listen, type TestServer } from '../support/server.js';
+import { startExample } from '../support/example-server.js';
+import type { TestServer } from '../support/server.js';
 
 const bin = join(import.meta.dirname, '../../src/cli/bin.ts');
 const exampleConfig = join(import.meta.dirname, '../../examples/security.ts');
@@ -121,18 +120,14 @@ describe('portcullis hash-password', () => {
 
 describe('portcullis token', () => {
   let server: TestServer;
-  let close: () => Promise<void>;
   const previous = process.env['JWT_SECRET'];
   beforeAll(async () => {
     // The example server signs and checks tokens with JWT_SECRET, as the command does.
     process.env['JWT_SECRET'] = SECRET;
-    const app = await createApp();
-    close = app.close;
-    server = await listen(createServer(app.listener));
+    server = await startExample();
   });
   afterAll(async () => {
     await server.close();
-    await close();
     if (previous === undefined) delete process.env['JWT_SECRET'];
     else process.env['JWT_SECRET'] = previous;
   });
