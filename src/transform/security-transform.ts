@@ -264,9 +264,12 @@ export class SecurityTransform {
     request: SecurityRequest,
   ): SecurityOutcome | Promise<SecurityOutcome> {
     if (this.#debug && this.#events.hasListeners) {
-      return explainDecision(authorizer, authentication, request).then((why) =>
-        this.#decided(authorizer, decision, authentication, request, why),
-      );
+      return explainDecision(
+        authorizer,
+        authentication,
+        request,
+        this.#deadlines.authorizationMs,
+      ).then((why) => this.#decided(authorizer, decision, authentication, request, why));
     }
     return this.#decided(authorizer, decision, authentication, request, undefined);
   }
@@ -344,17 +347,23 @@ const AUTHENTICATED: Authorizer = Object.freeze({
 
 /**
  * Debug mode: the authorizer's explanation of a decision, or `undefined` when it has
- * no `explain` or its explanation failed (a custom function past its deadline, say):
- * the decision stands either way, only its event says less.
+ * no `explain`, its explanation failed (a custom function past its deadline, say) or
+ * took longer than the authorization's deadline (it calls custom functions again): the
+ * decision stands either way, only its event says less.
  */
 async function explainDecision(
   authorizer: Authorizer,
   authentication: AuthenticationOutcome,
   request: SecurityRequest,
+  timeoutMs: number,
 ): Promise<AuthorizationExplanation | undefined> {
   if (typeof authorizer.explain !== 'function') return undefined;
   try {
-    return await authorizer.explain(userOf(authentication), request);
+    return await withDeadline(
+      authorizer.explain(userOf(authentication), request),
+      timeoutMs,
+      () => new Error('The explanation took longer than the authorization deadline'),
+    );
   } catch {
     return undefined;
   }

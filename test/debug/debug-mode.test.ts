@@ -13,6 +13,7 @@ import {
   createSecurityRequest,
   type AccessDeniedEvent,
   type Authenticator,
+  type Authorizer,
   type SecurityEvent,
 } from 'portcullis';
 import { securityDirectives } from 'portcullis/graphql';
@@ -117,6 +118,31 @@ describe('the HTTP transform in debug mode', () => {
     expect(received).toContainEqual(
       expect.objectContaining({ type: 'access-denied', failingTerm: 'isAuthenticated()' }),
     );
+  });
+
+  it('does not wait past the authorization deadline for an explanation that never comes', async () => {
+    const { events, received } = recorder();
+    const hung: Authorizer = {
+      authorize: () => ({ granted: false, reason: 'forbidden', rule: 'hung rule' }),
+      explain: () => new Promise<never>(() => undefined),
+    };
+    const t = new SecurityTransform({
+      authenticator,
+      authorizer: hung,
+      events,
+      debug: true,
+      deadlines: { authorizationMs: 50 },
+    });
+    const outcome = await t.handle(request('GET', '/posts', 'reader'));
+    expect(!outcome.proceed && outcome.response.status).toBe(403);
+    expect(received).toEqual([
+      expect.objectContaining({
+        type: 'access-denied',
+        rule: 'hung rule',
+        authentication: 'authenticated (mock)',
+      }),
+    ]);
+    expect(received[0]).not.toHaveProperty('failingTerm');
   });
 
   it('says nothing more when it is off: no explanation, no access-granted', async () => {
